@@ -1,0 +1,97 @@
+//! The `pandemic-boids` binary: parse the command line, then open the window or run headless.
+//! Every error is printed as one line; usage and config errors exit with 2, others with 1.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use pandemic_boids::run::cli::{Cli, Command, RunArgs, default_scenario};
+use pandemic_boids::run::headless::{self, RunOptions};
+use pandemic_boids::view;
+
+/// Exit code for bad usage or configuration.
+const USAGE: u8 = 2;
+/// Exit code after Ctrl-C (128 + SIGINT), files complete.
+const INTERRUPTED: u8 = 130;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            let text = e.render().to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error");
+            eprintln!("{} (see pandemic-boids --help)", first.trim());
+            return ExitCode::from(USAGE);
+        }
+    };
+    match cli.command {
+        None => match cli.scenario.resolve(default_scenario()) {
+            Ok(config) => {
+                view::run_app(config);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(USAGE, e),
+        },
+        Some(Command::Run(args)) => run(args),
+    }
+}
+
+fn fail(code: u8, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(code)
+}
+
+/// Installs the Ctrl-C handler: the first press asks the run to stop cleanly.
+fn stop_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    // If a handler cannot be installed the run still works; it just cannot stop cleanly.
+    let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+    flag
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let config = match args.resolve() {
+        Ok(c) => c,
+        Err(e) => return fail(USAGE, e),
+    };
+    let stop = stop_flag();
+    let opts = RunOptions {
+        config,
+        out: args.out.clone(),
+        threads: args.threads.map(usize::from),
+        progress: !args.quiet,
+        stop: Some(stop),
+    };
+    match headless::run(opts) {
+        Ok(report) => {
+            let status = if report.completed { "done" } else { "interrupted" };
+            eprintln!(
+                "{status}: {:.1} simulated s in {} steps, {:.2} s wall ({:.0} steps/s); wrote {}",
+                report.simulated_s,
+                report.steps,
+                report.wall_s,
+                report.steps as f64 / report.wall_s.max(1e-9),
+                report.out.display()
+            );
+            if report.completed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(INTERRUPTED)
+            }
+        }
+        Err(e) => fail(1, e),
+    }
+}

@@ -1,0 +1,132 @@
+//! Command-line types (clap) and how they resolve into a [`SimConfig`]. Errors are returned,
+//! never printed here; `main` prints them as one line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::sim::config::{ConfigError, SimConfig};
+
+/// pandemic-boids: a pandemic spreading through flocking boid swarms.
+///
+/// Without a subcommand it opens the interactive window.
+#[derive(Parser, Debug)]
+#[command(name = "pandemic-boids", version, about, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// What to do (default: open the window).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Scenario options for the window.
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run one scenario headless, as fast as possible, and write metrics.csv, summary.json and
+    /// config.toml to --out.
+    Run(RunArgs),
+}
+
+/// Which scenario, and changes to it.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ScenarioArgs {
+    /// Scenario TOML file (default: assets/scenarios/default.toml for the window, the built-in
+    /// defaults for `run`).
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Seed of every random draw (overrides the scenario's).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Override one config key, e.g. --set swarms.normal.count=500 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// `run`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Scenario and overrides.
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    /// Simulated seconds to run (overrides the scenario's `duration`).
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+    /// Simulation step in seconds (overrides the scenario's `dt`).
+    #[arg(long, value_name = "S")]
+    pub dt: Option<f64>,
+    /// Simulated seconds between CSV rows (overrides `sample_every`).
+    #[arg(long = "sample-every", value_name = "S")]
+    pub sample_every: Option<f64>,
+    /// Output folder (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Compute threads (default: every core). Results do not depend on it.
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl ScenarioArgs {
+    /// Loads the scenario (or `default` when none is given), applies `--set`, then `--seed`.
+    pub fn resolve(&self, default: Option<PathBuf>) -> Result<SimConfig, ConfigError> {
+        let path = self.scenario.clone().or(default);
+        let mut config = SimConfig::load(path.as_deref(), &self.set)?;
+        if let Some(seed) = self.seed {
+            config.seed = seed;
+            config.validate("--seed")?;
+        }
+        Ok(config)
+    }
+}
+
+impl RunArgs {
+    /// The run's configuration: scenario, `--set`, `--seed`, then the timing flags.
+    pub fn resolve(&self) -> Result<SimConfig, ConfigError> {
+        let mut config = self.scenario.resolve(None)?;
+        let mut flags = Vec::new();
+        if let Some(d) = self.duration {
+            config.duration = d;
+            flags.push("--duration");
+        }
+        if let Some(dt) = self.dt {
+            config.dt = dt;
+            flags.push("--dt");
+        }
+        if let Some(s) = self.sample_every {
+            config.sample_every = s;
+            flags.push("--sample-every");
+        }
+        if !flags.is_empty() {
+            config.validate(&flags.join("/"))?;
+        }
+        Ok(config)
+    }
+}
+
+/// The folder holding `scenarios/`: `$BEVY_ASSET_ROOT/assets`, else `assets` next to the
+/// executable or in the current directory, else the crate's own (when run through cargo).
+pub fn assets_dir() -> PathBuf {
+    let candidates = [
+        std::env::var_os("BEVY_ASSET_ROOT").map(|r| PathBuf::from(r).join("assets")),
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|p| p.join("assets"))),
+        Some(PathBuf::from("assets")),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("scenarios").is_dir())
+        .unwrap_or_else(|| PathBuf::from("assets"))
+}
+
+/// `assets/scenarios/default.toml` if it exists.
+pub fn default_scenario() -> Option<PathBuf> {
+    let p = assets_dir().join("scenarios").join("default.toml");
+    p.is_file().then_some(p)
+}

@@ -1,0 +1,192 @@
+//! The `run` command: step a [`Simulation`] as fast as possible to `duration`, writing
+//! `metrics.csv` as samples arrive, then a final observation and `summary.json`. A progress bar
+//! shows on a terminal; a stop flag (Ctrl-C) ends the run early with every file complete.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value, json};
+
+use super::Simulation;
+use super::output::{OutputError, RunFolder};
+use crate::sim::agent::Swarm;
+use crate::sim::config::SimConfig;
+use crate::sim::epidemic::EpidemicStats;
+use crate::sim::metrics::{MetricsLog, Sample, Tally};
+
+/// What a headless run needs.
+pub struct RunOptions {
+    /// The resolved configuration (`duration` says how long).
+    pub config: SimConfig,
+    /// Output folder.
+    pub out: PathBuf,
+    /// Compute threads (default: every core).
+    pub threads: Option<usize>,
+    /// Show a progress bar (only drawn on a terminal).
+    pub progress: bool,
+    /// Set to stop early (Ctrl-C).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// How a headless run went.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Reached `duration` (false if stopped early).
+    pub completed: bool,
+    /// Steps taken.
+    pub steps: u64,
+    /// Simulated seconds.
+    pub simulated_s: f64,
+    /// Wall-clock seconds.
+    pub wall_s: f64,
+    /// The output folder.
+    pub out: PathBuf,
+}
+
+/// Runs to `config.duration` (or until stopped) and writes the output folder.
+pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
+    let started = Instant::now();
+    let mut folder = RunFolder::create(&opts.out, &opts.config)?;
+    let duration = opts.config.duration;
+    let total_steps = (duration / opts.config.dt).round().max(1.0) as u64;
+    let mut sim = Simulation::new(opts.config.clone(), opts.threads);
+    let bar = if opts.progress {
+        let bar = ProgressBar::new(total_steps);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {msg}  [{elapsed_precise} < {eta_precise}]")
+                .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let stopped = || opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+    let mut completed = true;
+    while !sim.reached(duration) {
+        if stopped() {
+            completed = false;
+            break;
+        }
+        sim.step();
+        folder.write_new_rows(sim.samples())?;
+        let step = sim.clock().step;
+        if step % 64 == 0 {
+            bar.set_position(step);
+            bar.set_message(format!("t = {:.1} s", sim.clock().time));
+        }
+    }
+    sim.observe();
+    folder.write_new_rows(sim.samples())?;
+    bar.finish_and_clear();
+    let report = RunReport {
+        completed,
+        steps: sim.clock().step,
+        simulated_s: sim.clock().time,
+        wall_s: started.elapsed().as_secs_f64(),
+        out: folder.dir().to_path_buf(),
+    };
+    folder.write_summary(&summary(&sim, completed))?;
+    Ok(report)
+}
+
+fn opt(v: Option<f64>) -> Value {
+    v.map_or(Value::Null, |x| json!(x))
+}
+
+fn mean_of(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> Option<f64> {
+    let vals: Vec<f64> = samples.iter().filter_map(f).collect();
+    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// The `summary.json` of a finished (or stopped) run.
+pub fn summary(sim: &Simulation, completed: bool) -> Value {
+    let config = sim.config();
+    let log = sim.world().resource::<MetricsLog>();
+    let tally = sim.world().resource::<Tally>();
+    let samples = &log.samples;
+    let last = samples.last().cloned().unwrap_or_default();
+    let mut swarms = serde_json::Map::new();
+    for swarm in Swarm::ALL {
+        let k = swarm.index();
+        let g = &last.swarms[k];
+        swarms.insert(
+            swarm.key().into(),
+            json!({
+                "spawned": tally.spawned[k],
+                "final": {
+                    "alive": g.alive,
+                    "susceptible": g.susceptible,
+                    "infected": g.infected,
+                    "recovered": g.recovered,
+                    "dead": g.dead,
+                    "born": g.born,
+                    "caught": g.caught,
+                    "polarisation": opt(g.polarisation),
+                    "cohesion_px": opt(g.cohesion_px),
+                    "rms_separation_px": opt(g.rms_separation_px),
+                    "nearest_neighbour_px": opt(g.nearest_neighbour_px),
+                    "flocks": g.flocks,
+                    "mean_speed_px_s": opt(g.mean_speed_px_s),
+                },
+                "mean_polarisation": opt(mean_of(samples, |s| s.swarms[k].polarisation)),
+                "mean_cohesion_px": opt(mean_of(samples, |s| s.swarms[k].cohesion_px)),
+                "mean_speed_px_s": opt(mean_of(samples, |s| s.swarms[k].mean_speed_px_s)),
+            }),
+        );
+    }
+    let o = &last.overall;
+    let stats = sim.world().resource::<EpidemicStats>();
+    let population = tally.spawned.iter().sum::<u64>() + tally.born.iter().sum::<u64>();
+    let epidemic = json!({
+        "peak_infected": {
+            "count": stats.peak_infected,
+            "fraction": stats.peak_fraction,
+            "time_s": stats.peak_time_s,
+        },
+        "attack_rate": if population > 0 { json!(stats.ever_infected as f64 / population as f64) } else { Value::Null },
+        "ever_infected": stats.ever_infected,
+        "eradication_time_s": opt(stats.eradication_time_s),
+        "final": {
+            "susceptible": o.susceptible,
+            "infected": o.infected,
+            "recovered": o.recovered,
+            "dead": o.dead,
+        },
+        "first_cohort": {
+            "size": stats.first_cohort.len(),
+            "secondary_infections": stats.cohort_infections,
+            "mean_secondary_infections": opt(stats.mean_secondary_infections()),
+        },
+        "contact_infections": stats.contact_infections,
+        "spontaneous_infections": stats.spontaneous_infections,
+        "cures": stats.cures,
+        "deaths": stats.deaths,
+        "recoveries": stats.recoveries,
+        "promotions": tally.promoted,
+    });
+    json!({
+        "seed": config.seed,
+        "dt_s": config.dt,
+        "duration_s": config.duration,
+        "simulated_s": sim.clock().time,
+        "steps": sim.clock().step,
+        "completed": completed,
+        "samples": samples.len(),
+        "steering_model": config.steering_model,
+        "neighbour_index": config.neighbour_index,
+        "final": {
+            "alive": o.alive,
+            "susceptible": o.susceptible,
+            "infected": o.infected,
+            "recovered": o.recovered,
+            "dead": o.dead,
+            "born": o.born,
+            "caught": o.caught,
+        },
+        "epidemic": epidemic,
+        "swarms": swarms,
+    })
+}

@@ -1,0 +1,142 @@
+//! Running the simulation without a window: the [`Simulation`] driver (a headless Bevy app
+//! stepped one fixed step at a time), the `run` command's output folder, and the CLI types.
+//! Nothing here draws.
+
+pub mod cli;
+pub mod headless;
+pub mod output;
+
+use std::time::Duration;
+
+use bevy::app::{ScheduleRunnerPlugin, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+
+use crate::SimPlugin;
+use crate::sim::clock::{SimClock, StepMode};
+use crate::sim::config::SimConfig;
+use crate::sim::metrics::{MetricsLog, Sample};
+
+/// Task pools with `threads` compute threads (default: every core). Bevy's default gives the
+/// compute pool only what the IO and async pools leave, which is one thread on a 2-core machine;
+/// the simulation's parallel loops need the compute pool, so it gets every core here and the
+/// other pools one thread each.
+pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
+    let cores = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let one = || TaskPoolThreadAssignmentPolicy {
+        min_threads: 1,
+        max_threads: 1,
+        percent: 0.0,
+        on_thread_spawn: None,
+        on_thread_destroy: None,
+    };
+    TaskPoolPlugin {
+        task_pool_options: TaskPoolOptions {
+            min_total_threads: 1,
+            max_total_threads: usize::MAX,
+            io: one(),
+            async_compute: one(),
+            compute: TaskPoolThreadAssignmentPolicy {
+                min_threads: cores.max(1),
+                max_threads: cores.max(1),
+                percent: 1.0,
+                on_thread_spawn: None,
+                on_thread_destroy: None,
+            },
+        },
+    }
+}
+
+/// A headless simulation: `MinimalPlugins` + [`SimPlugin`], with time advanced by exactly one
+/// fixed step of `dt` per update.
+pub struct Simulation {
+    app: App,
+    dt: Duration,
+}
+
+impl Simulation {
+    /// A simulation of `config` using `threads` compute threads (default: every core; the
+    /// process-wide pools are created by the first simulation or app of the process).
+    pub fn new(config: SimConfig, threads: Option<usize>) -> Self {
+        let dt = Duration::from_secs_f64(config.dt);
+        let mut app = App::new();
+        app.add_plugins(
+            MinimalPlugins
+                .set(task_pools(threads))
+                .disable::<ScheduleRunnerPlugin>(),
+        )
+        .add_plugins(SimPlugin { config })
+        .insert_resource(TimeUpdateStrategy::ManualDuration(dt));
+        app.finish();
+        app.cleanup();
+        let mut virtual_time = app.world_mut().resource_mut::<Time<Virtual>>();
+        virtual_time.set_max_delta(dt.max(Duration::from_millis(250)));
+        Self { app, dt }
+    }
+
+    /// Runs exactly one simulation step (the first also starts the run).
+    pub fn step(&mut self) {
+        let before = self.app.world().resource::<Time<Fixed>>().elapsed();
+        // Time's very first update has zero delta; at most one extra update is needed.
+        for _ in 0..3 {
+            self.app.update();
+            if self.app.world().resource::<Time<Fixed>>().elapsed() > before {
+                return;
+            }
+        }
+        panic!("fixed step did not run: timestep {:?}", self.dt);
+    }
+
+    /// Steps until the clock reaches `until` seconds (to within half a step).
+    pub fn run_until(&mut self, until: f64) {
+        while !self.reached(until) {
+            self.step();
+        }
+    }
+
+    /// Whether the clock has reached `until` seconds (to within half a step).
+    pub fn reached(&self, until: f64) -> bool {
+        self.clock().time >= until - 0.5 * self.dt.as_secs_f64()
+    }
+
+    /// Takes a last sample of the current state without moving (end of a run).
+    pub fn observe(&mut self) {
+        *self.app.world_mut().resource_mut::<StepMode>() = StepMode::Observe;
+        self.step();
+        *self.app.world_mut().resource_mut::<StepMode>() = StepMode::Full;
+    }
+
+    /// The simulation clock.
+    pub fn clock(&self) -> SimClock {
+        *self.app.world().resource::<SimClock>()
+    }
+
+    /// Every sample recorded so far.
+    pub fn samples(&self) -> &[Sample] {
+        &self.app.world().resource::<MetricsLog>().samples
+    }
+
+    /// The live configuration.
+    pub fn config(&self) -> &SimConfig {
+        self.app.world().resource::<SimConfig>()
+    }
+
+    /// The ECS world, to read components and resources.
+    pub fn world(&self) -> &World {
+        self.app.world()
+    }
+
+    /// The ECS world, mutably (tests set up exact situations through it).
+    pub fn world_mut(&mut self) -> &mut World {
+        self.app.world_mut()
+    }
+
+    /// The app, to add systems or plugins before stepping.
+    pub fn app_mut(&mut self) -> &mut App {
+        &mut self.app
+    }
+}

@@ -1,0 +1,43 @@
+//! The simulation clock: step count and simulated time, advanced by the step's `Time::delta` in
+//! `SimSystems::Advance`, and the step mode that lets a run take a last look without moving.
+
+use bevy::prelude::*;
+
+use crate::SimSystems;
+
+/// Step counter and simulated time. During a step `time` is the time at the step's start.
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Resource)]
+pub struct SimClock {
+    /// Steps completed since the run started.
+    pub step: u64,
+    /// Simulated seconds since the run started.
+    pub time: f64,
+}
+
+/// Whether the next steps move the world or only observe it.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StepMode {
+    /// The normal step: every phase runs.
+    #[default]
+    Full,
+    /// Index and record a final sample of the current state, without moving (end of a run).
+    Observe,
+}
+
+/// Run condition: the step moves the world.
+pub fn stepping(mode: Res<StepMode>) -> bool {
+    *mode == StepMode::Full
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.register_type::<SimClock>()
+        .init_resource::<SimClock>()
+        .init_resource::<StepMode>()
+        .add_systems(FixedUpdate, advance_clock.in_set(SimSystems::Advance).run_if(stepping));
+}
+
+fn advance_clock(time: Res<Time>, mut clock: ResMut<SimClock>) {
+    clock.step += 1;
+    clock.time += time.delta_secs_f64();
+}

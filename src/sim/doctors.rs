@@ -1,0 +1,158 @@
+//! Doctor movement strategies (SPEC §5.3): `passive`, `seek_nearest` (the nearest infected boid
+//! other than itself within `seek_radius`) and `seek_centroid` (the torus centroid of every
+//! infected boid), steering with a clamped Reynolds seek scaled by `seek_weight`. Curing itself
+//! is part of the epidemic. `seek_infected` runs in `SimSystems::Steer` and owns
+//! `Steering::seek`.
+
+use bevy::prelude::*;
+
+use crate::SimSystems;
+use crate::sim::agent::{Boid, Steering, Swarm};
+use crate::sim::clock::stepping;
+use crate::sim::config::{DoctorBehavior, SimConfig};
+use crate::sim::flocking::steer;
+use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+
+/// The seek acceleration toward a target `offset` away (minimum image):
+/// `truncate(unit(offset)·v_max − v, F_max) · weight`; at most `weight · F_max`.
+pub fn seek_force(offset: Vec2, v: Vec2, v_max: f32, f_max: f32, weight: f32) -> Vec2 {
+    steer(offset, v, v_max, f_max) * weight
+}
+
+/// Offset from slot `i` to the nearest infected boid other than itself within `radius`
+/// (ties go to the lower id), if any.
+pub fn nearest_infected(index: &impl NeighbourIndex, snapshot: &Snapshot, i: usize, radius: f32) -> Option<Vec2> {
+    let mut best: Option<(f32, usize, Vec2)> = None;
+    index.for_each_within(snapshot.pos[i], radius, |j, offset| {
+        if j == i || !snapshot.disease[j].is_infected() {
+            return;
+        }
+        let d2 = offset.length_squared();
+        if best.is_none_or(|(b2, bj, _)| d2 < b2 || (d2 == b2 && j < bj)) {
+            best = Some((d2, j, offset));
+        }
+    });
+    best.map(|(_, _, offset)| offset)
+}
+
+/// Torus centroid of every infected boid in the snapshot, if any.
+pub fn infected_centroid(snapshot: &Snapshot) -> Option<Vec2> {
+    snapshot.space().centroid(
+        (0..snapshot.len())
+            .filter(|&i| snapshot.disease[i].is_infected())
+            .map(|i| snapshot.pos[i]),
+    )
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        FixedUpdate,
+        seek_infected.in_set(SimSystems::Steer).run_if(stepping),
+    );
+}
+
+/// Writes every boid's `Steering::seek` (zero for non-doctors and passive doctors).
+fn seek_infected(config: Res<SimConfig>, neighbours: Neighbours, mut boids: Query<(Entity, &mut Steering), With<Boid>>) {
+    let s = &*neighbours.snapshot;
+    let index = neighbours.index();
+    let behavior = config.doctors.behavior;
+    let centroid = match behavior {
+        DoctorBehavior::SeekCentroid => infected_centroid(s),
+        _ => None,
+    };
+    let params = &config.swarms.doctor;
+    let space = s.space();
+    boids.par_iter_mut().for_each(|(entity, mut steering)| {
+        let seek = s
+            .slot_of(entity)
+            .filter(|&i| s.swarm[i] == Swarm::Doctor)
+            .and_then(|i| {
+                let offset = match behavior {
+                    DoctorBehavior::Passive => None,
+                    DoctorBehavior::SeekNearest => nearest_infected(&index, s, i, config.doctors.seek_radius),
+                    DoctorBehavior::SeekCentroid => centroid.map(|c| space.displacement(s.pos[i], c)),
+                }?;
+                Some(seek_force(offset, s.vel[i], params.max_speed, params.max_force, config.doctors.seek_weight))
+            })
+            .unwrap_or(Vec2::ZERO);
+        if steering.seek != seek {
+            steering.seek = seek;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::agent::Disease;
+    use crate::sim::config::IndexKind;
+    use crate::sim::neighbours::{AllBackends, Row};
+    use crate::sim::space::Space;
+
+    fn world(boids: &[(Vec2, Swarm, bool)]) -> AllBackends {
+        let rows = boids
+            .iter()
+            .enumerate()
+            .map(|(k, &(pos, swarm, sick))| Row {
+                entity: Entity::from_raw(k as u32),
+                id: k as u64,
+                pos,
+                vel: Vec2::new(0.0, 100.0),
+                swarm,
+                disease: if sick {
+                    Disease::Infected { since: 0.0 }
+                } else {
+                    Disease::Susceptible
+                },
+            })
+            .collect();
+        AllBackends::new(Snapshot::from_rows(Space::torus(1000.0, 800.0), rows), 50.0)
+    }
+
+    #[test]
+    fn nearest_infected_skips_self_and_healthy_and_wraps() {
+        let b = world(&[
+            (Vec2::new(10.0, 400.0), Swarm::Doctor, true),   // itself infected: skipped
+            (Vec2::new(30.0, 400.0), Swarm::Normal, false),  // healthy
+            (Vec2::new(960.0, 400.0), Swarm::Normal, true),  // 50 px across the seam
+            (Vec2::new(100.0, 400.0), Swarm::Normal, true),  // 90 px
+        ]);
+        for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
+            let off = nearest_infected(&b.get(kind), &b.snapshot, 0, 300.0).unwrap();
+            assert!((off - Vec2::new(-50.0, 0.0)).length() < 1e-3, "{kind:?}: {off}");
+            assert_eq!(nearest_infected(&b.get(kind), &b.snapshot, 0, 40.0), None);
+        }
+    }
+
+    #[test]
+    fn seek_is_bounded_by_weight_times_f_max_and_points_at_target() {
+        let (v_max, f_max, w) = (180.0, 180.0, 5.0);
+        for (offset, v) in [
+            (Vec2::new(-50.0, 0.0), Vec2::new(180.0, 0.0)),
+            (Vec2::new(3.0, 4.0), Vec2::new(0.0, -180.0)),
+            (Vec2::new(0.0, 250.0), Vec2::new(0.0, 170.0)),
+        ] {
+            let f = seek_force(offset, v, v_max, f_max, w);
+            assert!(f.length() <= w * f_max + 1e-3, "{f}");
+        }
+        // From rest the seek points straight at the target.
+        let f = seek_force(Vec2::new(-50.0, 0.0), Vec2::ZERO, v_max, f_max, w);
+        assert!((f - Vec2::new(-w * f_max, 0.0)).length() < 1e-3);
+    }
+
+    #[test]
+    fn centroid_of_infected_straddling_the_seam() {
+        let b = world(&[
+            (Vec2::new(990.0, 100.0), Swarm::Normal, true),
+            (Vec2::new(10.0, 100.0), Swarm::Normal, true),
+            (Vec2::new(500.0, 500.0), Swarm::Normal, false),
+        ]);
+        let c = infected_centroid(&b.snapshot).unwrap();
+        assert!(c.x < 1e-2 || c.x > 999.99, "{c}");
+        assert!((c.y - 100.0).abs() < 1e-2);
+        // A doctor at x = 980 steers +x (the short way, across the seam), not −x.
+        let space = b.snapshot.space();
+        let f = seek_force(space.displacement(Vec2::new(980.0, 100.0), c), Vec2::ZERO, 180.0, 180.0, 5.0);
+        assert!(f.x > 0.0, "{f}");
+    }
+}

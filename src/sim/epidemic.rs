@@ -1,0 +1,670 @@
+//! The epidemic (SPEC §5): contact and spontaneous infection, cure by doctors, death or recovery
+//! at `t_death`, and waning immunity — all rates per second, converted with the step's dt
+//! (§5.1), all decided on the state at the start of the step (the snapshot), so results depend
+//! neither on iteration order nor on thread count. Contacts come from the neighbour index.
+//! `spread_infection` runs in `SimSystems::Epidemic`; `track_epidemic` keeps the run's
+//! epidemic statistics in `SimSystems::Record`. Who infected whom is published as `Infected`.
+
+use bevy::prelude::*;
+use serde::Serialize;
+
+use crate::SimSystems;
+use crate::sim::agent::{AgentId, Disease, Health, RunStarted, Swarm};
+use crate::sim::clock::{SimClock, stepping};
+use crate::sim::config::{EpidemicConfig, SimConfig};
+use crate::sim::metrics::Tally;
+use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::parallel::map_chunks;
+use crate::sim::rng::{Purpose, draw_unit};
+
+/// A boid was infected (by `source`, or spontaneously when `None`).
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Infected {
+    /// The infector, if by contact.
+    pub source: Option<AgentId>,
+    /// The newly infected boid.
+    pub target: AgentId,
+    /// Simulated time at the end of the step, s.
+    pub time: f64,
+}
+
+/// A doctor cured a boid.
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Cured {
+    /// The cured boid.
+    pub patient: AgentId,
+    /// The doctor.
+    pub doctor: AgentId,
+    /// Simulated time, s.
+    pub time: f64,
+}
+
+/// A boid died of the disease (and was despawned).
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Died {
+    /// The boid.
+    pub id: AgentId,
+    /// Its swarm.
+    pub swarm: Swarm,
+    /// Simulated time, s.
+    pub time: f64,
+}
+
+/// `p_step = 1 − (1 − p)^dt`: a per-second probability over a step of `dt` seconds (§5.1).
+#[inline]
+pub fn step_probability(p_per_s: f64, dt: f64) -> f64 {
+    if p_per_s >= 1.0 {
+        1.0
+    } else if p_per_s <= 0.0 || dt <= 0.0 {
+        0.0
+    } else {
+        1.0 - (1.0 - p_per_s).powf(dt)
+    }
+}
+
+/// What happens to one boid this step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Transition {
+    /// Susceptible or recovered → infected, by the boid in slot `source` or spontaneously.
+    Infect {
+        /// Slot of the infector.
+        source: Option<usize>,
+    },
+    /// Infected → recovered, by the doctor in slot `doctor`.
+    Cure {
+        /// Slot of the doctor.
+        doctor: usize,
+    },
+    /// Infected for `t_death`: dies.
+    Die,
+    /// Infected for `t_death`: survives and recovers.
+    Recover,
+    /// Recovered → susceptible: immunity has waned to zero.
+    Wane,
+}
+
+/// Everything one epidemic step decides from.
+pub struct EpidemicStep<'a, I: NeighbourIndex> {
+    /// State at the start of the step.
+    pub snapshot: &'a Snapshot,
+    /// Neighbour index over it.
+    pub index: &'a I,
+    /// Parameters.
+    pub params: &'a EpidemicConfig,
+    /// Run seed.
+    pub seed: u64,
+    /// Step number (draws differ every step).
+    pub step: u64,
+    /// Simulated time at the start of the step, s.
+    pub now: f64,
+    /// Step length, s.
+    pub dt: f64,
+}
+
+impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
+    /// Whether `source` can infect `target` given their swarms.
+    fn swarms_mix(&self, target: usize, source: usize) -> bool {
+        self.params.cross_swarm_infection || self.snapshot.swarm[target] == self.snapshot.swarm[source]
+    }
+
+    /// Per-second infection probability of `target` against a per-second pressure `p`,
+    /// reduced by its current immunity (SPEC §5.2).
+    fn susceptibility(&self, target: usize, p: f64) -> f64 {
+        let immunity = self.snapshot.disease[target].immunity(self.now, self.params.t_immunity);
+        p * (1.0 - immunity)
+    }
+
+    /// Decides every transition of the step, in slot order.
+    pub fn decide(&self) -> Vec<(usize, Transition)> {
+        let s = self.snapshot;
+        let n = s.len();
+        let infected: Vec<usize> = (0..n).filter(|&i| s.disease[i].is_infected()).collect();
+        let doctors: Vec<usize> = (0..n).filter(|&i| s.swarm[i] == Swarm::Doctor).collect();
+
+        // Contact infection, scattered from each infected boid over its (debuffed) radius.
+        let contacts: Vec<(usize, usize)> = map_chunks(infected.len(), |range| {
+            let mut out = Vec::new();
+            for &j in &infected[range] {
+                let swarm = s.swarm[j];
+                let radius = self.params.contact_radius(swarm, true);
+                let p = self.params.p_infect(swarm);
+                self.index.for_each_within(s.pos[j], radius, |i, _| {
+                    if i == j || s.disease[i].is_infected() || !self.swarms_mix(i, j) {
+                        return;
+                    }
+                    let p_step = step_probability(self.susceptibility(i, p), self.dt);
+                    if p_step > 0.0 && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::Infect) < p_step {
+                        out.push((i, j));
+                    }
+                });
+            }
+            out
+        });
+
+        // Cures, scattered from each doctor over its (debuffed) radius; never itself.
+        let cures: Vec<(usize, usize)> = map_chunks(doctors.len(), |range| {
+            let mut out = Vec::new();
+            for &j in &doctors[range] {
+                let sick = s.disease[j].is_infected();
+                let radius = self.params.contact_radius(Swarm::Doctor, sick);
+                let p = if sick {
+                    self.params.p_cure * self.params.infected_cure_factor
+                } else {
+                    self.params.p_cure
+                };
+                let p_step = step_probability(p, self.dt);
+                if p_step <= 0.0 {
+                    continue;
+                }
+                self.index.for_each_within(s.pos[j], radius, |i, _| {
+                    if i != j
+                        && s.disease[i].is_infected()
+                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::Cure) < p_step
+                    {
+                        out.push((i, j));
+                    }
+                });
+            }
+            out
+        });
+
+        // Resolve: the lowest-id infector / doctor wins, so the outcome is order-free.
+        let mut infector: Vec<Option<usize>> = vec![None; n];
+        for (i, j) in contacts {
+            infector[i] = Some(infector[i].map_or(j, |k| k.min(j)));
+        }
+        let mut curer: Vec<Option<usize>> = vec![None; n];
+        for (i, j) in cures {
+            curer[i] = Some(curer[i].map_or(j, |k| k.min(j)));
+        }
+
+        let end = self.now + self.dt;
+        let p_spont = self.params.p_spontaneous_infect;
+        let mut out = Vec::new();
+        for i in 0..n {
+            let id = s.id[i];
+            match s.disease[i] {
+                Disease::Infected { since } => {
+                    if let Some(doctor) = curer[i] {
+                        out.push((i, Transition::Cure { doctor }));
+                    } else if end - since >= self.params.t_death - 1e-9 {
+                        let dies = draw_unit(self.seed, self.step, id, 0, Purpose::Death) < self.params.p_death;
+                        out.push((i, if dies { Transition::Die } else { Transition::Recover }));
+                    }
+                }
+                d => {
+                    if let Some(source) = infector[i] {
+                        out.push((i, Transition::Infect { source: Some(source) }));
+                        continue;
+                    }
+                    if p_spont > 0.0 {
+                        let p_step = step_probability(self.susceptibility(i, p_spont), self.dt);
+                        if draw_unit(self.seed, self.step, id, 0, Purpose::Spontaneous) < p_step {
+                            out.push((i, Transition::Infect { source: None }));
+                            continue;
+                        }
+                    }
+                    if d.is_recovered() && d.immunity(end, self.params.t_immunity) <= 0.0 {
+                        out.push((i, Transition::Wane));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The run's epidemic record (SPEC §8 run summary).
+#[derive(Resource, Clone, Debug, Default, Serialize)]
+pub struct EpidemicStats {
+    /// Ids infected at t = 0.
+    pub first_cohort: Vec<u64>,
+    /// Infections caused by the first cohort during their initial infection.
+    pub cohort_infections: u64,
+    /// Contact infections.
+    pub contact_infections: u64,
+    /// Spontaneous infections.
+    pub spontaneous_infections: u64,
+    /// Cures.
+    pub cures: u64,
+    /// Deaths.
+    pub deaths: u64,
+    /// Natural recoveries at `t_death`.
+    pub recoveries: u64,
+    /// Distinct boids ever infected.
+    pub ever_infected: u64,
+    /// Peak of I: count.
+    pub peak_infected: u64,
+    /// Peak of I as a fraction of the living.
+    pub peak_fraction: f64,
+    /// When the peak (first) happened, s.
+    pub peak_time_s: f64,
+    /// First time I = 0 after being > 0, s.
+    pub eradication_time_s: Option<f64>,
+    #[serde(skip)]
+    seen: Vec<bool>,
+    #[serde(skip)]
+    had_infection: bool,
+    #[serde(skip)]
+    started: bool,
+}
+
+impl EpidemicStats {
+    /// Mean secondary infections per member of the first cohort (`None` if it was empty).
+    pub fn mean_secondary_infections(&self) -> Option<f64> {
+        (!self.first_cohort.is_empty())
+            .then(|| self.cohort_infections as f64 / self.first_cohort.len() as f64)
+    }
+
+    fn mark(&mut self, id: u64) {
+        let k = id as usize;
+        if self.seen.len() <= k {
+            self.seen.resize(k + 1, false);
+        }
+        if !self.seen[k] {
+            self.seen[k] = true;
+            self.ever_infected += 1;
+        }
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_event::<Infected>()
+        .add_event::<Cured>()
+        .add_event::<Died>()
+        .init_resource::<EpidemicStats>()
+        .add_observer(|_: Trigger<RunStarted>, mut stats: ResMut<EpidemicStats>| {
+            *stats = EpidemicStats::default();
+        })
+        .add_systems(FixedUpdate, track_epidemic.in_set(SimSystems::Record))
+        .add_systems(
+            FixedUpdate,
+            spread_infection.in_set(SimSystems::Epidemic).run_if(stepping),
+        );
+}
+
+/// Peak, eradication and the first cohort, from the state at the start of each step.
+fn track_epidemic(clock: Res<SimClock>, neighbours: Neighbours, mut stats: ResMut<EpidemicStats>) {
+    let s = &*neighbours.snapshot;
+    if !stats.started {
+        stats.started = true;
+        for i in 0..s.len() {
+            if s.disease[i].is_infected() {
+                stats.first_cohort.push(s.id[i]);
+                stats.mark(s.id[i]);
+            }
+        }
+    }
+    let mut infected = 0u64;
+    for i in 0..s.len() {
+        if s.disease[i].is_infected() {
+            infected += 1;
+            // Newborns of infected parents count too, not only contact and spontaneous cases.
+            stats.mark(s.id[i]);
+        }
+    }
+    if infected > stats.peak_infected {
+        stats.peak_infected = infected;
+        stats.peak_fraction = infected as f64 / s.len().max(1) as f64;
+        stats.peak_time_s = clock.time;
+    }
+    if infected > 0 {
+        stats.had_infection = true;
+    } else if stats.had_infection && stats.eradication_time_s.is_none() {
+        stats.eradication_time_s = Some(clock.time);
+    }
+}
+
+/// Applies one step of the epidemic.
+#[allow(clippy::too_many_arguments)]
+fn spread_infection(
+    config: Res<SimConfig>,
+    clock: Res<SimClock>,
+    time: Res<Time>,
+    neighbours: Neighbours,
+    mut boids: Query<&mut Health>,
+    mut commands: Commands,
+    mut tally: ResMut<Tally>,
+    mut stats: ResMut<EpidemicStats>,
+    mut infected_events: EventWriter<Infected>,
+    mut cured_events: EventWriter<Cured>,
+    mut died_events: EventWriter<Died>,
+) {
+    let s = &*neighbours.snapshot;
+    let index = neighbours.index();
+    let dt = time.delta_secs_f64();
+    let step = EpidemicStep {
+        snapshot: s,
+        index: &index,
+        params: &config.epidemic,
+        seed: config.seed,
+        step: clock.step,
+        now: clock.time,
+        dt,
+    };
+    let end = clock.time + dt;
+    for (i, transition) in step.decide() {
+        let Ok(mut health) = boids.get_mut(s.entity[i]) else {
+            continue;
+        };
+        let id = AgentId(s.id[i]);
+        match transition {
+            Transition::Infect { source } => {
+                health.disease = Disease::Infected { since: end };
+                stats.mark(id.0);
+                match source {
+                    Some(j) => {
+                        stats.contact_infections += 1;
+                        if s.disease[j] == (Disease::Infected { since: 0.0 }) {
+                            stats.cohort_infections += 1;
+                        }
+                    }
+                    None => stats.spontaneous_infections += 1,
+                }
+                infected_events.write(Infected {
+                    source: source.map(|j| AgentId(s.id[j])),
+                    target: id,
+                    time: end,
+                });
+            }
+            Transition::Cure { doctor } => {
+                health.disease = Disease::Recovered {
+                    since: end,
+                    immunity: config.epidemic.cure_immunity_level,
+                };
+                stats.cures += 1;
+                cured_events.write(Cured {
+                    patient: id,
+                    doctor: AgentId(s.id[doctor]),
+                    time: end,
+                });
+            }
+            Transition::Recover => {
+                health.disease = Disease::Recovered {
+                    since: end,
+                    immunity: config.epidemic.cure_immunity_level,
+                };
+                stats.recoveries += 1;
+            }
+            Transition::Wane => health.disease = Disease::Susceptible,
+            Transition::Die => {
+                commands.entity(s.entity[i]).despawn();
+                tally.dead[s.swarm[i].index()] += 1;
+                stats.deaths += 1;
+                died_events.write(Died {
+                    id,
+                    swarm: s.swarm[i],
+                    time: end,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::neighbours::{AllBackends, Row};
+    use crate::sim::config::IndexKind;
+    use crate::sim::space::Space;
+
+    #[test]
+    fn step_probability_compounds_to_the_per_second_rate() {
+        for p in [0.0, 0.1, 0.5, 0.8, 1.0] {
+            for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
+                let q = step_probability(p, dt);
+                let steps = (1.0 / dt).round() as i32;
+                let survive_one_second = (1.0 - q).powi(steps);
+                assert!((1.0 - survive_one_second - p).abs() < 1e-9, "p={p} dt={dt}");
+            }
+        }
+        assert_eq!(step_probability(0.5, 1.0), 0.5);
+        assert_eq!(step_probability(0.5, 0.0), 0.0);
+    }
+
+    pub(crate) fn world(boids: &[(Vec2, Swarm, Disease)]) -> AllBackends {
+        let rows = boids
+            .iter()
+            .enumerate()
+            .map(|(k, &(pos, swarm, disease))| Row {
+                entity: Entity::from_raw(k as u32),
+                id: k as u64,
+                pos,
+                vel: Vec2::X,
+                swarm,
+                disease,
+            })
+            .collect();
+        AllBackends::new(Snapshot::from_rows(Space::torus(1000.0, 1000.0), rows), 50.0)
+    }
+
+    fn decide(b: &AllBackends, params: &EpidemicConfig, step: u64, now: f64, dt: f64) -> Vec<(usize, Transition)> {
+        decide_seeded(b, params, 7, step, now, dt)
+    }
+
+    fn decide_seeded(b: &AllBackends, params: &EpidemicConfig, seed: u64, step: u64, now: f64, dt: f64) -> Vec<(usize, Transition)> {
+        let index = b.get(IndexKind::Kdtree);
+        EpidemicStep {
+            snapshot: &b.snapshot,
+            index: &index,
+            params,
+            seed,
+            step,
+            now,
+            dt,
+        }
+        .decide()
+    }
+
+    const I0: Disease = Disease::Infected { since: 0.0 };
+    const S: Disease = Disease::Susceptible;
+
+    #[test]
+    fn certain_infection_within_radius_only() {
+        let mut params = EpidemicConfig {
+            p_infect_normal: 1.0,
+            ..default()
+        };
+        params.t_death = f64::INFINITY;
+        let b = world(&[
+            (Vec2::new(100.0, 100.0), Swarm::Normal, I0),
+            (Vec2::new(120.0, 100.0), Swarm::Normal, S), // 20 < 30·0.8 = 24
+            (Vec2::new(125.0, 100.0), Swarm::Normal, S), // 25 > 24
+            (Vec2::new(85.0, 100.0), Swarm::Doctor, S),  // other swarm
+        ]);
+        let t = decide(&b, &params, 0, 0.0, 1.0 / 60.0);
+        assert_eq!(t, vec![(1, Transition::Infect { source: Some(0) })]);
+        params.cross_swarm_infection = true;
+        let t = decide(&b, &params, 0, 0.0, 1.0 / 60.0);
+        assert_eq!(
+            t,
+            vec![(1, Transition::Infect { source: Some(0) }), (3, Transition::Infect { source: Some(0) })]
+        );
+    }
+
+    #[test]
+    fn infection_reaches_across_the_seam() {
+        let params = EpidemicConfig {
+            p_infect_normal: 1.0,
+            ..default()
+        };
+        let b = world(&[(Vec2::new(995.0, 995.0), Swarm::Normal, I0), (Vec2::new(5.0, 5.0), Swarm::Normal, S)]);
+        assert_eq!(decide(&b, &params, 0, 0.0, 0.01), vec![(1, Transition::Infect { source: Some(0) })]);
+    }
+
+    #[test]
+    fn doctors_cure_any_swarm_but_never_themselves() {
+        let params = EpidemicConfig {
+            p_cure: 1.0,
+            p_infect_normal: 0.0,
+            p_infect_doctor: 0.0,
+            ..default()
+        };
+        let b = world(&[
+            (Vec2::new(500.0, 500.0), Swarm::Doctor, S),
+            (Vec2::new(520.0, 500.0), Swarm::Normal, I0),
+            (Vec2::new(480.0, 500.0), Swarm::Antivax, I0),
+            (Vec2::new(500.0, 530.0), Swarm::Doctor, I0), // cured by doctor 0 (30 < 40)
+            (Vec2::new(500.0, 470.0), Swarm::Normal, S),  // healthy: no-op
+            (Vec2::new(100.0, 100.0), Swarm::Doctor, I0), // alone: never cured
+        ]);
+        let t = decide(&b, &params, 0, 0.0, 0.01);
+        assert_eq!(
+            t,
+            vec![
+                (1, Transition::Cure { doctor: 0 }),
+                (2, Transition::Cure { doctor: 0 }),
+                (3, Transition::Cure { doctor: 0 }),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_infected_doctor_cures_within_its_debuffed_radius() {
+        let params = EpidemicConfig {
+            p_cure: 1.0,
+            infected_cure_factor: 1.0,
+            p_infect_doctor: 0.0,
+            p_infect_normal: 0.0,
+            ..default()
+        };
+        let b = world(&[
+            (Vec2::new(500.0, 500.0), Swarm::Doctor, I0),
+            (Vec2::new(527.0, 500.0), Swarm::Normal, I0), // 27 < 40·0.7 = 28
+            (Vec2::new(470.0, 500.0), Swarm::Normal, I0), // 30 > 28
+        ]);
+        assert_eq!(decide(&b, &params, 0, 0.0, 0.01), vec![(1, Transition::Cure { doctor: 0 })]);
+    }
+
+    #[test]
+    fn death_or_recovery_at_t_death() {
+        let mut params = EpidemicConfig {
+            p_infect_normal: 0.0,
+            t_death: 5.0,
+            p_death: 1.0,
+            ..default()
+        };
+        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, I0)]);
+        // Step ending at 4.99 s: nothing; ending at 5.0 s: dies.
+        assert!(decide(&b, &params, 299, 4.98, 0.01).is_empty());
+        assert_eq!(decide(&b, &params, 300, 4.99, 0.01), vec![(0, Transition::Die)]);
+        params.p_death = 0.0;
+        assert_eq!(decide(&b, &params, 300, 4.99, 0.01), vec![(0, Transition::Recover)]);
+        params.t_death = f64::INFINITY;
+        assert!(decide(&b, &params, 300, 1e6, 0.01).is_empty());
+    }
+
+    #[test]
+    fn immunity_wanes_and_lowers_susceptibility() {
+        let params = EpidemicConfig {
+            p_infect_normal: 1.0,
+            t_immunity: 10.0,
+            t_death: f64::INFINITY,
+            ..default()
+        };
+        // Full immunity: p·(1 − 1) = 0, never infected.
+        let b = world(&[
+            (Vec2::new(100.0, 100.0), Swarm::Normal, I0),
+            (Vec2::new(110.0, 100.0), Swarm::Normal, Disease::Recovered { since: 0.0, immunity: 1.0 }),
+        ]);
+        assert!(decide(&b, &params, 0, 0.0, 0.01).is_empty());
+        // Half-waned at t = 5: p = 0.5 per second.
+        let mut hits = 0;
+        let trials = 4000;
+        for step in 0..trials {
+            if !decide(&b, &params, step, 5.0, 1.0).is_empty() {
+                hits += 1;
+            }
+        }
+        let rate = hits as f64 / trials as f64;
+        assert!((rate - 0.5).abs() < 0.03, "{rate}");
+        // Waned completely at 10 s: back to susceptible.
+        let lone = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, Disease::Recovered { since: 0.0, immunity: 1.0 })]);
+        assert!(decide(&lone, &params, 0, 9.0, 0.5).is_empty());
+        assert_eq!(decide(&lone, &params, 0, 9.5, 0.5), vec![(0, Transition::Wane)]);
+    }
+
+    #[test]
+    fn lowest_id_infector_wins() {
+        let params = EpidemicConfig {
+            p_infect_normal: 1.0,
+            ..default()
+        };
+        let b = world(&[
+            (Vec2::new(100.0, 100.0), Swarm::Normal, I0),
+            (Vec2::new(110.0, 100.0), Swarm::Normal, S),
+            (Vec2::new(120.0, 100.0), Swarm::Normal, I0),
+        ]);
+        assert_eq!(decide(&b, &params, 0, 0.0, 0.01)[0], (1, Transition::Infect { source: Some(0) }));
+    }
+
+    /// Fraction of seeded trials in which slot `target` changes state within `seconds`, the
+    /// pair held still, stepping at `dt`.
+    fn fraction_changed(b: &AllBackends, params: &EpidemicConfig, dt: f64, seconds: f64, trials: u64) -> f64 {
+        let steps = (seconds / dt).round() as u64;
+        let mut hits = 0;
+        for seed in 0..trials {
+            for k in 0..steps {
+                if !decide_seeded(b, params, 1000 + seed, k, k as f64 * dt, dt).is_empty() {
+                    hits += 1;
+                    break;
+                }
+            }
+        }
+        hits as f64 / trials as f64
+    }
+
+    /// Per-second rates hold at every dt. 2000 trials per case: the binomial standard error of
+    /// a fraction near 0.5 is ≤ 0.0112, so a tolerance of 0.045 is four standard errors — a
+    /// frame-dependent conversion (the per-second p applied per frame) would give ≈ 1.0.
+    const TRIALS: u64 = 2000;
+    const TOLERANCE: f64 = 0.045;
+
+    #[test]
+    fn contact_infection_rate_is_per_second_at_every_dt() {
+        let params = EpidemicConfig {
+            p_infect_normal: 0.5,
+            t_death: f64::INFINITY,
+            ..default()
+        };
+        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, I0), (Vec2::new(115.0, 100.0), Swarm::Normal, S)]);
+        for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
+            let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
+            assert!((f - 0.5).abs() < TOLERANCE, "dt = {dt}: infected within 1 s in {f} of trials");
+        }
+    }
+
+    #[test]
+    fn cure_rate_is_per_second_at_every_dt() {
+        let params = EpidemicConfig {
+            p_cure: 0.8,
+            p_infect_normal: 0.0,
+            p_infect_doctor: 0.0,
+            t_death: f64::INFINITY,
+            ..default()
+        };
+        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Doctor, S), (Vec2::new(130.0, 100.0), Swarm::Normal, I0)]);
+        for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
+            let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
+            assert!((f - 0.8).abs() < TOLERANCE, "dt = {dt}: cured within 1 s in {f} of trials");
+        }
+        // An infected doctor cures at half the rate: 1 − (1 − 0.8·0.5) = 0.4 per second.
+        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Doctor, I0), (Vec2::new(120.0, 100.0), Swarm::Normal, I0)]);
+        let f = fraction_changed(&b, &params, 1.0 / 60.0, 1.0, TRIALS);
+        // The doctor itself is never cured (it is alone with a Normal), so only slot 1 changes.
+        assert!((f - 0.4).abs() < TOLERANCE, "infected doctor: {f}");
+    }
+
+    #[test]
+    fn spontaneous_infection_rate_is_per_second_at_every_dt() {
+        let params = EpidemicConfig {
+            p_spontaneous_infect: 0.3,
+            ..default()
+        };
+        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, S)]);
+        for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
+            let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
+            assert!((f - 0.3).abs() < TOLERANCE, "dt = {dt}: {f}");
+        }
+    }
+}

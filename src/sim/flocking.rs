@@ -1,0 +1,447 @@
+//! Flocking steering (SPEC §4): separation across all swarms, alignment and cohesion within a
+//! swarm, field of view, noise; the baseline Shiffman Model B plus the `hybrid` and `adams`
+//! models. Pure functions do the maths; `steer_boids` (phase `SimSystems::Steer`) gathers each
+//! boid's neighbours from the index, calls them, and writes `Steering::flocking` and
+//! `Steering::noise`, in parallel over boids.
+
+use bevy::prelude::*;
+use std::f32::consts::{PI, TAU};
+
+use crate::SimSystems;
+use crate::sim::agent::{Boid, Steering, Swarm};
+use crate::sim::clock::{SimClock, stepping};
+use crate::sim::config::{SimConfig, SteeringModel, SwarmParams};
+use crate::sim::neighbours::{NeighbourIndex, Neighbours};
+use crate::sim::rng::{Purpose, draw_unit};
+
+/// Below this length a vector has no direction (SPEC §4 `unit`).
+pub const UNIT_EPSILON: f32 = 1e-6;
+/// Frames per second the Adams model's per-frame factors were tuned at.
+pub const ADAMS_REFERENCE_FPS: f32 = 60.0;
+/// Field-of-view half-angles at least this large see all round (3.14159 in files means π).
+pub const FULL_FOV: f32 = PI - 1e-5;
+
+/// `truncate(x, m) = x · min(1, m/|x|)`.
+#[inline]
+pub fn truncate(x: Vec2, max: f32) -> Vec2 {
+    let len2 = x.length_squared();
+    if len2 > max * max && len2 > 0.0 {
+        x * (max / len2.sqrt())
+    } else {
+        x
+    }
+}
+
+/// `unit(x) = x/|x|`, zero if `|x| < 1e-6`.
+#[inline]
+pub fn unit(x: Vec2) -> Vec2 {
+    let len = x.length();
+    if len < UNIT_EPSILON { Vec2::ZERO } else { x / len }
+}
+
+/// Reynolds steer: `truncate(unit(direction)·v_max − v, F_max)`.
+#[inline]
+pub fn steer(direction: Vec2, v: Vec2, v_max: f32, f_max: f32) -> Vec2 {
+    truncate(unit(direction) * v_max - v, f_max)
+}
+
+/// Whether a neighbour at `offset` (p_j − p_i) is inside the field of view of a boid moving with
+/// `v`: the angle between them is at most `fov`. Everything is visible at fov ≥ π, when the boid
+/// is (almost) still, or when the neighbour sits on top of it.
+#[inline]
+pub fn in_view(v: Vec2, offset: Vec2, cos_fov: Option<f32>) -> bool {
+    let Some(cos_fov) = cos_fov else { return true };
+    let vl = v.length();
+    let dl = offset.length();
+    if vl < UNIT_EPSILON || dl < UNIT_EPSILON {
+        return true;
+    }
+    v.dot(offset) >= cos_fov * vl * dl
+}
+
+/// A swarm's flocking parameters in the form the inner loop wants.
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    /// r_sep².
+    pub sep2: f32,
+    /// r_ali².
+    pub ali2: f32,
+    /// r_coh².
+    pub coh2: f32,
+    /// cos(fov), or `None` for all round.
+    pub cos_fov: Option<f32>,
+    /// The single query radius that covers all three rules.
+    pub query_radius: f32,
+}
+
+impl Rules {
+    /// Precomputes squared radii and the FOV cosine.
+    pub fn new(p: &SwarmParams) -> Self {
+        Self {
+            sep2: p.separation_radius * p.separation_radius,
+            ali2: p.alignment_radius * p.alignment_radius,
+            coh2: p.cohesion_radius * p.cohesion_radius,
+            cos_fov: (p.fov < FULL_FOV).then(|| p.fov.cos()),
+            query_radius: p.query_radius(),
+        }
+    }
+}
+
+/// Running sums over one boid's neighbours, one per rule (SPEC §4 neighbour sets).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlockSums {
+    /// Σ unit(p_i − p_j)/d_ij over separation neighbours (any swarm).
+    pub away: Vec2,
+    /// Σ (p_i − p_j) over separation neighbours (raw, for hybrid/adams).
+    pub away_raw: Vec2,
+    /// Separation neighbour count.
+    pub n_sep: u32,
+    /// Σ v_j over same-swarm alignment neighbours.
+    pub velocity: Vec2,
+    /// Alignment neighbour count.
+    pub n_ali: u32,
+    /// Σ (p_j − p_i) (minimum image) over same-swarm cohesion neighbours.
+    pub toward: Vec2,
+    /// Cohesion neighbour count.
+    pub n_coh: u32,
+}
+
+impl FlockSums {
+    /// Adds one neighbour at `offset = p_j − p_i` moving with `vel`, seen by a boid moving with
+    /// `me_vel`. Neighbours outside the field of view or every radius are ignored.
+    #[inline]
+    pub fn add(&mut self, rules: &Rules, me_vel: Vec2, offset: Vec2, vel: Vec2, same_swarm: bool) {
+        let d2 = offset.length_squared();
+        if !in_view(me_vel, offset, rules.cos_fov) {
+            return;
+        }
+        if d2 < rules.sep2 {
+            self.n_sep += 1;
+            self.away_raw -= offset;
+            // unit(−d)/|d| = −d/|d|²; a coincident neighbour has no direction (unit(0) = 0).
+            if d2.sqrt() >= UNIT_EPSILON {
+                self.away -= offset / d2;
+            }
+        }
+        if same_swarm {
+            if d2 < rules.ali2 {
+                self.n_ali += 1;
+                self.velocity += vel;
+            }
+            if d2 < rules.coh2 {
+                self.n_coh += 1;
+                self.toward += offset;
+            }
+        }
+    }
+}
+
+/// Shiffman Model B separation: `truncate(unit(mean unit(p_i − p_j)/d)·v_max − v, F_max)`.
+pub fn separation(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> Vec2 {
+    if sums.n_sep == 0 {
+        return Vec2::ZERO;
+    }
+    steer(sums.away / sums.n_sep as f32, v, p.max_speed, p.max_force)
+}
+
+/// Shiffman Model B alignment: `truncate(unit(mean v_j)·v_max − v, F_max)`.
+pub fn alignment(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> Vec2 {
+    if sums.n_ali == 0 {
+        return Vec2::ZERO;
+    }
+    steer(sums.velocity / sums.n_ali as f32, v, p.max_speed, p.max_force)
+}
+
+/// Shiffman Model B cohesion toward the torus-correct centre `mean(p_i + d_ij)`.
+pub fn cohesion(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> Vec2 {
+    if sums.n_coh == 0 {
+        return Vec2::ZERO;
+    }
+    steer(sums.toward / sums.n_coh as f32, v, p.max_speed, p.max_force)
+}
+
+/// The weighted flocking acceleration of one boid, px/s², for the chosen model (SPEC §4).
+/// `gain` multiplies the three weights (predator fear lowers it; 1 otherwise).
+pub fn flocking_force(
+    model: SteeringModel,
+    sums: &FlockSums,
+    v: Vec2,
+    p: &SwarmParams,
+    gain: f32,
+) -> Vec2 {
+    let (ws, wa, wc) = (
+        p.separation_weight * gain,
+        p.alignment_weight * gain,
+        p.cohesion_weight * gain,
+    );
+    match model {
+        // Per-rule truncation, weighted sum, no clamp on the total.
+        SteeringModel::Shiffman => {
+            ws * separation(sums, v, p) + wa * alignment(sums, v, p) + wc * cohesion(sums, v, p)
+        }
+        // Raw separation sum; Model-B alignment/cohesion without per-rule truncation; the
+        // total is clamped to F_max.
+        SteeringModel::Hybrid => {
+            let sep = sums.away_raw;
+            let ali = if sums.n_ali > 0 {
+                unit(sums.velocity / sums.n_ali as f32) * p.max_speed - v
+            } else {
+                Vec2::ZERO
+            };
+            let coh = if sums.n_coh > 0 {
+                unit(sums.toward / sums.n_coh as f32) * p.max_speed - v
+            } else {
+                Vec2::ZERO
+            };
+            truncate(ws * sep + wa * ali + wc * coh, p.max_force)
+        }
+        // Adams' per-frame velocity increments in px/frame become px/s increments (×60 on the
+        // position terms), and scaling each increment by dt·60 makes it a per-second rate:
+        // F = 60 · increment.
+        SteeringModel::Adams => {
+            let fps = ADAMS_REFERENCE_FPS;
+            let sep = fps * sums.away_raw;
+            let ali = if sums.n_ali > 0 {
+                sums.velocity / sums.n_ali as f32 - v
+            } else {
+                Vec2::ZERO
+            };
+            let coh = if sums.n_coh > 0 {
+                fps * sums.toward / sums.n_coh as f32
+            } else {
+                Vec2::ZERO
+            };
+            fps * (ws * sep + wa * ali + wc * coh)
+        }
+    }
+}
+
+/// Random acceleration whose velocity kick over a step is `noise·√dt` in a uniform random
+/// direction (a Wiener increment, frame-rate independent): `noise · ξ / √dt`.
+pub fn noise_force(noise: f32, dt: f32, angle_unit: f64) -> Vec2 {
+    if noise <= 0.0 || dt <= 0.0 {
+        return Vec2::ZERO;
+    }
+    Vec2::from_angle(angle_unit as f32 * TAU) * (noise / dt.sqrt())
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        FixedUpdate,
+        steer_boids.in_set(SimSystems::Steer).run_if(stepping),
+    );
+}
+
+/// Computes every boid's flocking and noise accelerations from the step's snapshot.
+fn steer_boids(
+    config: Res<SimConfig>,
+    clock: Res<SimClock>,
+    time: Res<Time>,
+    neighbours: Neighbours,
+    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+) {
+    let snapshot = &*neighbours.snapshot;
+    let index = neighbours.index();
+    let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s)));
+    let dt = time.delta_secs();
+    let (seed, step, model) = (config.seed, clock.step, config.steering_model);
+    boids.par_iter_mut().for_each(|(entity, mut steering)| {
+        let Some(i) = snapshot.slot_of(entity) else {
+            return;
+        };
+        let swarm = snapshot.swarm[i];
+        let params = config.swarms.get(swarm);
+        let r = &rules[swarm.index()];
+        let (p, v) = (snapshot.pos[i], snapshot.vel[i]);
+        let mut sums = FlockSums::default();
+        index.for_each_within(p, r.query_radius, |j, offset| {
+            if j != i {
+                sums.add(r, v, offset, snapshot.vel[j], snapshot.swarm[j] == swarm);
+            }
+        });
+        steering.flocking = flocking_force(model, &sums, v, params, 1.0);
+        let id = snapshot.id[i];
+        steering.noise = if params.noise > 0.0 {
+            noise_force(params.noise, dt, draw_unit(seed, step, id, 0, Purpose::Noise))
+        } else {
+            Vec2::ZERO
+        };
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> SwarmParams {
+        SwarmParams::with_count(1)
+    }
+
+    fn close(a: Vec2, b: Vec2) -> bool {
+        (a - b).length() < 1e-3
+    }
+
+    fn sums_of(me_vel: Vec2, neighbours: &[(Vec2, Vec2, bool)], p: &SwarmParams) -> FlockSums {
+        let rules = Rules::new(p);
+        let mut s = FlockSums::default();
+        for &(offset, vel, same) in neighbours {
+            s.add(&rules, me_vel, offset, vel, same);
+        }
+        s
+    }
+
+    #[test]
+    fn truncate_and_unit_follow_the_spec() {
+        assert_eq!(truncate(Vec2::new(3.0, 4.0), 10.0), Vec2::new(3.0, 4.0));
+        assert!(close(truncate(Vec2::new(30.0, 40.0), 10.0), Vec2::new(6.0, 8.0)));
+        assert_eq!(truncate(Vec2::ZERO, 0.0), Vec2::ZERO);
+        assert_eq!(unit(Vec2::new(1e-7, 0.0)), Vec2::ZERO);
+        assert!(close(unit(Vec2::new(0.0, -5.0)), Vec2::new(0.0, -1.0)));
+    }
+
+    #[test]
+    fn one_neighbour_separation_by_hand() {
+        // Boid at rest-ish moving +x at 100 px/s; one neighbour 10 px to its right (d = (10,0)).
+        // s = unit(p_i − p_j)/d = (−1,0)/10 → unit(s)·v_max − v = (−180 − 100, 0) → truncated to
+        // F_max = 180: f_sep = (−180, 0).
+        let p = params();
+        let v = Vec2::new(100.0, 0.0);
+        let s = sums_of(v, &[(Vec2::new(10.0, 0.0), Vec2::ZERO, false)], &p);
+        assert_eq!(s.n_sep, 1);
+        assert!(close(s.away, Vec2::new(-0.1, 0.0)));
+        assert!(close(separation(&s, v, &p), Vec2::new(-180.0, 0.0)));
+        // Another swarm: no alignment or cohesion.
+        assert_eq!((s.n_ali, s.n_coh), (0, 0));
+        // Whole Model B force: w_sep·f_sep only = 1.5·(−180, 0).
+        let f = flocking_force(SteeringModel::Shiffman, &s, v, &p, 1.0);
+        assert!(close(f, Vec2::new(-270.0, 0.0)), "{f}");
+    }
+
+    #[test]
+    fn alignment_and_cohesion_by_hand() {
+        // Boid moving (0, 100); one same-swarm neighbour 30 px to its right moving (100, 0),
+        // outside r_sep (25) but inside r_ali = r_coh = 50.
+        let p = params();
+        let v = Vec2::new(0.0, 100.0);
+        let s = sums_of(v, &[(Vec2::new(30.0, 0.0), Vec2::new(100.0, 0.0), true)], &p);
+        assert_eq!((s.n_sep, s.n_ali, s.n_coh), (0, 1, 1));
+        // Alignment: unit(v̄)·180 − v = (180, −100); |·| = 205.9 > 180 → ×180/205.9.
+        let want = Vec2::new(180.0, -100.0) * (180.0 / Vec2::new(180.0, -100.0).length());
+        assert!(close(alignment(&s, v, &p), want));
+        // Cohesion toward the neighbour: direction (1, 0): the same numbers.
+        assert!(close(cohesion(&s, v, &p), want));
+        let f = flocking_force(SteeringModel::Shiffman, &s, v, &p, 1.0);
+        assert!(close(f, 2.0 * want));
+    }
+
+    #[test]
+    fn separation_averages_inverse_distance_directions() {
+        // Two neighbours: (5, 0) and (0, 10). s = mean((−1,0)/5, (0,−1)/10) = (−0.1, −0.05).
+        let p = params();
+        let v = Vec2::ZERO;
+        let s = sums_of(
+            v,
+            &[
+                (Vec2::new(5.0, 0.0), Vec2::ZERO, true),
+                (Vec2::new(0.0, 10.0), Vec2::ZERO, true),
+            ],
+            &p,
+        );
+        let dir = Vec2::new(-0.1, -0.05).normalize();
+        assert!(close(separation(&s, v, &p), dir * 180.0));
+    }
+
+    #[test]
+    fn a_neighbour_across_the_seam_pulls_the_right_way() {
+        // The index reports minimum-image offsets: a boid at x = 1915 seen from x = 5 on a
+        // 1920-wide torus is at offset (−10, 0), so cohesion points −x, separation +x.
+        let p = params();
+        let v = Vec2::new(0.0, 100.0);
+        let offset = crate::sim::space::Space::torus(1920.0, 1080.0)
+            .displacement(Vec2::new(5.0, 500.0), Vec2::new(1915.0, 500.0));
+        assert_eq!(offset, Vec2::new(-10.0, 0.0));
+        let s = sums_of(v, &[(offset, Vec2::new(0.0, 100.0), true)], &p);
+        assert!(cohesion(&s, v, &p).x < 0.0);
+        assert!(separation(&s, v, &p).x > 0.0);
+    }
+
+    #[test]
+    fn no_neighbours_no_force_and_coincident_points_are_finite() {
+        let p = params();
+        let v = Vec2::new(50.0, 0.0);
+        let s = FlockSums::default();
+        for model in [SteeringModel::Shiffman, SteeringModel::Hybrid, SteeringModel::Adams] {
+            assert_eq!(flocking_force(model, &s, v, &p, 1.0), Vec2::ZERO);
+        }
+        let s = sums_of(v, &[(Vec2::ZERO, Vec2::new(1.0, 1.0), true)], &p);
+        assert_eq!(s.n_sep, 1);
+        for model in [SteeringModel::Shiffman, SteeringModel::Hybrid, SteeringModel::Adams] {
+            assert!(flocking_force(model, &s, v, &p, 1.0).is_finite());
+        }
+    }
+
+    #[test]
+    fn field_of_view_hides_neighbours_behind() {
+        let mut p = params();
+        p.fov = 1.05; // ±60°
+        let v = Vec2::new(100.0, 0.0);
+        let behind = sums_of(v, &[(Vec2::new(-10.0, 0.0), Vec2::ZERO, true)], &p);
+        assert_eq!(behind, FlockSums::default());
+        let ahead = sums_of(v, &[(Vec2::new(10.0, 5.0), Vec2::ZERO, true)], &p);
+        assert_eq!(ahead.n_sep, 1);
+        let side = sums_of(v, &[(Vec2::new(5.0, 10.0), Vec2::ZERO, true)], &p);
+        assert_eq!(side.n_sep, 0, "63° is outside a 60° half-angle");
+        assert!(in_view(Vec2::ZERO, Vec2::new(-1.0, 0.0), Some(0.5)));
+    }
+
+    #[test]
+    fn hybrid_uses_raw_separation_and_clamps_the_total() {
+        // Neighbour at (3, 4) (d = 5): raw separation = (−3, −4), w_sep 1.5 → (−4.5, −6).
+        let mut p = params();
+        p.separation_radius = 12.0;
+        let v = Vec2::new(180.0, 0.0);
+        let s = sums_of(v, &[(Vec2::new(3.0, 4.0), Vec2::ZERO, false)], &p);
+        let f = flocking_force(SteeringModel::Hybrid, &s, v, &p, 1.0);
+        assert!(close(f, Vec2::new(-4.5, -6.0)), "{f}");
+        // Same-swarm neighbour moving −x: alignment (−360, 0) alone exceeds F_max → clamped.
+        let s = sums_of(v, &[(Vec2::new(0.0, 40.0), Vec2::new(-180.0, 0.0), true)], &p);
+        let f = flocking_force(SteeringModel::Hybrid, &s, v, &p, 1.0);
+        assert!((f.length() - 180.0).abs() < 1e-3, "{f}");
+    }
+
+    #[test]
+    fn adams_reproduces_its_per_frame_update_at_60_fps() {
+        // Adams: v_f += w_match (v̄_f − v_f) per frame. In px/s at dt = 1/60 the kick F·dt must
+        // equal 60 × the per-frame kick.
+        let mut p = params();
+        p.alignment_weight = 0.05;
+        p.cohesion_weight = 0.0005;
+        p.separation_weight = 0.05;
+        let v_f = Vec2::new(3.0, 0.0);
+        let nbr_v_f = Vec2::new(0.0, 3.0);
+        let off = Vec2::new(4.0, 30.0);
+        let s = sums_of(v_f * 60.0, &[(off, nbr_v_f * 60.0, true)], &p);
+        let f = flocking_force(SteeringModel::Adams, &s, v_f * 60.0, &p, 1.0);
+        let kick_f = 0.05 * (nbr_v_f - v_f) + 0.0005 * off; // outside r_sep = 25 (|off| > 25)
+        assert!(close(f / 60.0, kick_f * 60.0), "{f} vs {kick_f}");
+    }
+
+    #[test]
+    fn noise_kick_scales_with_root_dt() {
+        let a = noise_force(80.0, 1.0 / 60.0, 0.25) * (1.0 / 60.0);
+        let b = noise_force(80.0, 1.0 / 15.0, 0.25) * (1.0 / 15.0);
+        assert!((b.length() / a.length() - 2.0).abs() < 1e-4);
+        assert!(close(unit(a), Vec2::Y));
+        assert_eq!(noise_force(0.0, 0.1, 0.3), Vec2::ZERO);
+    }
+
+    #[test]
+    fn gain_scales_the_weights() {
+        let p = params();
+        let v = Vec2::new(100.0, 0.0);
+        let s = sums_of(v, &[(Vec2::new(30.0, 0.0), Vec2::new(0.0, 100.0), true)], &p);
+        let full = flocking_force(SteeringModel::Shiffman, &s, v, &p, 1.0);
+        let half = flocking_force(SteeringModel::Shiffman, &s, v, &p, 0.5);
+        assert!(close(half * 2.0, full));
+    }
+}

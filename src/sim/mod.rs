@@ -1,0 +1,34 @@
+//! Everything that simulates: one module per concern, each with its own plugin. Nothing here
+//! uses rendering, windows, assets or egui; the whole simulation runs under `MinimalPlugins`.
+
+pub mod agent;
+pub mod antivax;
+pub mod clock;
+pub mod config;
+pub mod doctors;
+pub mod epidemic;
+pub mod flocking;
+pub mod metrics;
+pub mod movement;
+pub mod neighbours;
+pub mod parallel;
+pub mod population;
+pub mod rng;
+pub mod space;
+
+use bevy::prelude::*;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_plugins((
+        agent::plugin,
+        clock::plugin,
+        neighbours::plugin,
+        metrics::plugin,
+        flocking::plugin,
+        doctors::plugin,
+        antivax::plugin,
+        movement::plugin,
+        epidemic::plugin,
+        population::plugin,
+    ));
+}

@@ -1,0 +1,68 @@
+//! Deterministic data parallelism on Bevy's compute task pool: split `0..n` into contiguous
+//! chunks, map each chunk on a worker, and concatenate the results in chunk order. The output
+//! never depends on the number of threads. No systems live here.
+
+use bevy::tasks::{ComputeTaskPool, TaskPool};
+use std::ops::Range;
+
+/// Below this many items the work runs on the calling thread.
+const MIN_PARALLEL: usize = 256;
+
+/// Maps `f` over contiguous chunks of `0..n` in parallel and concatenates the chunk results in
+/// order.
+pub fn map_chunks<T: Send + 'static>(n: usize, f: impl Fn(Range<usize>) -> Vec<T> + Sync) -> Vec<T> {
+    if n < MIN_PARALLEL {
+        return f(0..n);
+    }
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let chunks = (pool.thread_num().max(1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
+    let size = n.div_ceil(chunks);
+    let f = &f;
+    let parts: Vec<Vec<T>> = pool.scope(|s| {
+        for c in 0..chunks {
+            let range = (c * size).min(n)..((c + 1) * size).min(n);
+            s.spawn(async move { f(range) });
+        }
+    });
+    parts.into_iter().flatten().collect()
+}
+
+/// Fills `out[i] = f(i)` in parallel.
+pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+    let n = out.len();
+    if n < MIN_PARALLEL {
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = f(i);
+        }
+        return;
+    }
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let chunks = (pool.thread_num().max(1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
+    let size = n.div_ceil(chunks);
+    let f = &f;
+    pool.scope(|s| {
+        for (c, part) in out.chunks_mut(size).enumerate() {
+            s.spawn(async move {
+                for (k, slot) in part.iter_mut().enumerate() {
+                    *slot = f(c * size + k);
+                }
+            });
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_concatenate_in_order() {
+        for n in [0, 1, 255, 256, 1000, 4097] {
+            let got = map_chunks(n, |r| r.map(|i| i * 2).collect());
+            assert_eq!(got, (0..n).map(|i| i * 2).collect::<Vec<_>>());
+            let mut out = vec![0usize; n];
+            fill(&mut out, |i| i + 1);
+            assert_eq!(out, (1..=n).collect::<Vec<_>>());
+        }
+    }
+}

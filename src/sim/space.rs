@@ -1,0 +1,223 @@
+//! World geometry (SPEC §2): the rectangle `[0, W) × [0, H)`, its boundary mode, and the
+//! torus-correct maths every other module uses — minimum-image displacement, wrapping, bouncing
+//! and the circular-mean centroid. Pure functions only; no systems.
+
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::f32::consts::TAU;
+
+/// What happens at the world's edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Boundary {
+    /// Torus: leaving one side enters the opposite one; all distances use the minimum image.
+    #[default]
+    Wrap,
+    /// Walls: the position is reflected about the wall and that velocity component negated.
+    Bounce,
+}
+
+/// The world rectangle and its boundary mode.
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub struct Space {
+    /// W, px.
+    pub width: f32,
+    /// H, px.
+    pub height: f32,
+    /// Wrap or bounce.
+    pub boundary: Boundary,
+}
+
+impl Space {
+    /// A wrapped (torus) world of the given size.
+    pub fn torus(width: f32, height: f32) -> Self {
+        Self {
+            width,
+            height,
+            boundary: Boundary::Wrap,
+        }
+    }
+
+    /// `(W, H)`.
+    pub fn size(&self) -> Vec2 {
+        Vec2::new(self.width, self.height)
+    }
+
+    /// Whether distances wrap around the seam.
+    pub fn wraps(&self) -> bool {
+        self.boundary == Boundary::Wrap
+    }
+
+    /// Displacement `to − from`, each axis wrapped into `(−L/2, L/2]` on a torus (SPEC §2).
+    #[inline]
+    pub fn displacement(&self, from: Vec2, to: Vec2) -> Vec2 {
+        let d = to - from;
+        if self.wraps() {
+            Vec2::new(wrap_axis(d.x, self.width), wrap_axis(d.y, self.height))
+        } else {
+            d
+        }
+    }
+
+    /// Torus-aware distance.
+    #[inline]
+    pub fn distance(&self, a: Vec2, b: Vec2) -> f32 {
+        self.displacement(a, b).length()
+    }
+
+    /// Whether `p` lies inside `[0, W) × [0, H)`.
+    pub fn contains(&self, p: Vec2) -> bool {
+        p.x >= 0.0 && p.x < self.width && p.y >= 0.0 && p.y < self.height
+    }
+
+    /// Brings a position that left the world back in: wraps on a torus, reflects off walls
+    /// (negating the matching velocity component). Returns the new position and velocity.
+    pub fn confine(&self, p: Vec2, v: Vec2) -> (Vec2, Vec2) {
+        match self.boundary {
+            Boundary::Wrap => (
+                Vec2::new(wrap_coord(p.x, self.width), wrap_coord(p.y, self.height)),
+                v,
+            ),
+            Boundary::Bounce => {
+                let (x, vx) = bounce_axis(p.x, v.x, self.width);
+                let (y, vy) = bounce_axis(p.y, v.y, self.height);
+                (Vec2::new(x, y), Vec2::new(vx, vy))
+            }
+        }
+    }
+
+    /// Centroid of points: the circular mean per axis on a torus, the plain mean otherwise
+    /// (SPEC §2). `None` when there are no points.
+    pub fn centroid(&self, points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
+        let mut n = 0usize;
+        if self.wraps() {
+            // Each axis is an angle on its own circle; average the unit vectors.
+            let (mut cx, mut sx, mut cy, mut sy) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+            for p in points {
+                let ax = (p.x / self.width * TAU) as f64;
+                let ay = (p.y / self.height * TAU) as f64;
+                cx += ax.cos();
+                sx += ax.sin();
+                cy += ay.cos();
+                sy += ay.sin();
+                n += 1;
+            }
+            if n == 0 {
+                return None;
+            }
+            let to_coord = |s: f64, c: f64, l: f32| {
+                let angle = s.atan2(c).rem_euclid(std::f64::consts::TAU);
+                wrap_coord((angle / std::f64::consts::TAU * l as f64) as f32, l)
+            };
+            Some(Vec2::new(
+                to_coord(sx, cx, self.width),
+                to_coord(sy, cy, self.height),
+            ))
+        } else {
+            let mut sum = Vec2::ZERO;
+            for p in points {
+                sum += p;
+                n += 1;
+            }
+            (n > 0).then(|| sum / n as f32)
+        }
+    }
+}
+
+/// Wraps a difference into `(−L/2, L/2]`.
+#[inline]
+pub fn wrap_axis(d: f32, l: f32) -> f32 {
+    let mut r = d - l * (d / l).round();
+    if r <= -0.5 * l {
+        r += l;
+    } else if r > 0.5 * l {
+        r -= l;
+    }
+    r
+}
+
+/// Wraps a coordinate into `[0, L)`.
+#[inline]
+pub fn wrap_coord(x: f32, l: f32) -> f32 {
+    let r = x.rem_euclid(l);
+    // rem_euclid of a tiny negative number rounds up to exactly L.
+    if r >= l { 0.0 } else { r }
+}
+
+/// Reflects a coordinate about the walls at 0 and L, negating the velocity component to point
+/// back inside. Always returns a coordinate in `[0, L)`.
+fn bounce_axis(x: f32, v: f32, l: f32) -> (f32, f32) {
+    if x < 0.0 {
+        ((-x).min(l.next_down()), v.abs())
+    } else if x >= l {
+        ((2.0 * l - x).clamp(0.0, l.next_down()), -v.abs())
+    } else {
+        (x, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_axis_maps_into_half_open_interval() {
+        assert_eq!(wrap_axis(0.0, 100.0), 0.0);
+        assert_eq!(wrap_axis(49.0, 100.0), 49.0);
+        assert_eq!(wrap_axis(50.0, 100.0), 50.0);
+        assert_eq!(wrap_axis(-50.0, 100.0), 50.0);
+        assert_eq!(wrap_axis(51.0, 100.0), -49.0);
+        assert_eq!(wrap_axis(-99.0, 100.0), 1.0);
+        assert_eq!(wrap_axis(99.0, 100.0), -1.0);
+    }
+
+    #[test]
+    fn displacement_across_the_seam_is_short() {
+        let s = Space::torus(1920.0, 1080.0);
+        let d = s.displacement(Vec2::new(1915.0, 5.0), Vec2::new(5.0, 1075.0));
+        assert!((d - Vec2::new(10.0, -10.0)).length() < 1e-3, "{d}");
+        let walls = Space {
+            boundary: Boundary::Bounce,
+            ..s
+        };
+        let d = walls.displacement(Vec2::new(1915.0, 5.0), Vec2::new(5.0, 1075.0));
+        assert_eq!(d, Vec2::new(-1910.0, 1070.0));
+    }
+
+    #[test]
+    fn wrap_coord_stays_inside() {
+        assert_eq!(wrap_coord(-1e-9, 1920.0), 0.0);
+        assert_eq!(wrap_coord(1920.0, 1920.0), 0.0);
+        assert_eq!(wrap_coord(-10.0, 1920.0), 1910.0);
+        assert_eq!(wrap_coord(1930.0, 1920.0), 10.0);
+    }
+
+    #[test]
+    fn bounce_reflects_position_and_velocity() {
+        let s = Space {
+            width: 100.0,
+            height: 50.0,
+            boundary: Boundary::Bounce,
+        };
+        let (p, v) = s.confine(Vec2::new(-3.0, 52.0), Vec2::new(-10.0, 4.0));
+        assert_eq!(p, Vec2::new(3.0, 48.0));
+        assert_eq!(v, Vec2::new(10.0, -4.0));
+        let (p, _) = s.confine(Vec2::new(100.0, 50.0), Vec2::ZERO);
+        assert!(s.contains(p), "{p}");
+    }
+
+    #[test]
+    fn torus_centroid_of_points_straddling_the_seam() {
+        let s = Space::torus(100.0, 100.0);
+        let c = s
+            .centroid([Vec2::new(98.0, 50.0), Vec2::new(2.0, 50.0)])
+            .unwrap();
+        assert!(c.x < 1e-3 || c.x > 100.0 - 1e-3, "{c}");
+        assert!((c.y - 50.0).abs() < 1e-3, "{c}");
+        let c = s
+            .centroid([Vec2::new(96.0, 10.0), Vec2::new(2.0, 10.0)])
+            .unwrap();
+        assert!((c.x - 99.0).abs() < 1e-3, "{c}");
+        assert_eq!(s.centroid(std::iter::empty()), None);
+    }
+}

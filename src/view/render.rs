@@ -1,0 +1,194 @@
+//! Drawing the world: a 2D camera that fits the world in the window (and keeps fitting it when
+//! the window is resized), and every boid as a small triangle pointing along its velocity,
+//! coloured by swarm and tinted by health. Visuals are attached by an observer when a boid
+//! appears, so spawning never knows about rendering. Runs in `Update`.
+
+use bevy::prelude::*;
+use bevy::render::camera::ScalingMode;
+
+use crate::sim::agent::{Boid, Health, Position, Swarm, Velocity};
+use crate::sim::config::SimConfig;
+
+/// Boid triangle length, px (world units).
+pub const BOID_LENGTH: f32 = 9.0;
+/// Boid triangle width, px.
+pub const BOID_WIDTH: f32 = 5.0;
+/// Background colour of the world.
+pub const BACKGROUND: Color = Color::srgb(0.07, 0.08, 0.10);
+
+/// Colour of a healthy boid of each swarm (Normal green, Doctor blue, Antivax orange).
+pub fn swarm_colour(swarm: Swarm) -> Color {
+    match swarm {
+        Swarm::Normal => Color::srgb(0.30, 0.80, 0.35),
+        Swarm::Doctor => Color::srgb(0.30, 0.55, 1.00),
+        Swarm::Antivax => Color::srgb(1.00, 0.60, 0.15),
+    }
+}
+
+/// Display state of a boid's health: healthy, infected (red), recovered (grey).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tint {
+    /// Susceptible: the swarm colour.
+    Healthy,
+    /// Infected: red, with a hint of the swarm colour.
+    Infected,
+    /// Recovered: grey, with a hint of the swarm colour.
+    Recovered,
+}
+
+impl Tint {
+    /// The tint of a health state.
+    pub fn of(health: &Health) -> Self {
+        if health.disease.is_infected() {
+            Tint::Infected
+        } else if health.disease.is_recovered() {
+            Tint::Recovered
+        } else {
+            Tint::Healthy
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The colour a boid is drawn in.
+pub fn boid_colour(swarm: Swarm, tint: Tint) -> Color {
+    let base = swarm_colour(swarm).to_srgba();
+    let mix = |target: Srgba, keep: f32| {
+        Color::srgb(
+            target.red * (1.0 - keep) + base.red * keep,
+            target.green * (1.0 - keep) + base.green * keep,
+            target.blue * (1.0 - keep) + base.blue * keep,
+        )
+    };
+    match tint {
+        Tint::Healthy => base.into(),
+        Tint::Infected => mix(Srgba::rgb(1.0, 0.12, 0.12), 0.15),
+        Tint::Recovered => mix(Srgba::rgb(0.62, 0.62, 0.62), 0.25),
+    }
+}
+
+/// The shared mesh and one material per (swarm, tint).
+#[derive(Resource)]
+pub struct BoidVisuals {
+    mesh: Handle<Mesh>,
+    materials: [[Handle<ColorMaterial>; 3]; 3],
+}
+
+impl BoidVisuals {
+    /// The material for a swarm and tint.
+    pub fn material(&self, swarm: Swarm, tint: Tint) -> Handle<ColorMaterial> {
+        self.materials[swarm.index()][tint.index()].clone()
+    }
+}
+
+/// Marks the main world camera.
+#[derive(Component)]
+pub struct WorldCamera;
+
+pub(super) fn plugin(app: &mut App) {
+    app.insert_resource(ClearColor(BACKGROUND))
+        .add_systems(Startup, setup)
+        .add_observer(attach_visuals)
+        .add_systems(Update, (fit_world_on_resize, sync_boids));
+}
+
+fn setup(
+    mut commands: Commands,
+    config: Res<SimConfig>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<ColorMaterial>>,
+) {
+    let mesh = meshes.add(Triangle2d::new(
+        Vec2::new(BOID_LENGTH * 0.6, 0.0),
+        Vec2::new(-BOID_LENGTH * 0.4, BOID_WIDTH * 0.5),
+        Vec2::new(-BOID_LENGTH * 0.4, -BOID_WIDTH * 0.5),
+    ));
+    let tints = [Tint::Healthy, Tint::Infected, Tint::Recovered];
+    let materials =
+        Swarm::ALL.map(|s| tints.map(|t| materials.add(ColorMaterial::from(boid_colour(s, t)))));
+    commands.insert_resource(BoidVisuals { mesh, materials });
+    let size = config.space().size();
+    commands.spawn((
+        Name::new("World camera"),
+        WorldCamera,
+        Camera2d,
+        fit_projection(size),
+        Transform::from_translation((size * 0.5).extend(0.0)),
+    ));
+}
+
+/// An orthographic projection that always shows the whole world, whatever the window shape.
+pub fn fit_projection(world: Vec2) -> Projection {
+    Projection::Orthographic(OrthographicProjection {
+        scaling_mode: ScalingMode::AutoMin {
+            min_width: world.x,
+            min_height: world.y,
+        },
+        ..OrthographicProjection::default_2d()
+    })
+}
+
+/// Keeps the projection's fitted area equal to the world size when the config changes.
+fn fit_world_on_resize(config: Res<SimConfig>, mut cameras: Query<&mut Projection, With<WorldCamera>>) {
+    if !config.is_changed() {
+        return;
+    }
+    let size = config.space().size();
+    for mut projection in &mut cameras {
+        if let Projection::Orthographic(ortho) = &mut *projection {
+            ortho.scaling_mode = ScalingMode::AutoMin {
+                min_width: size.x,
+                min_height: size.y,
+            };
+        }
+    }
+}
+
+fn attach_visuals(
+    trigger: Trigger<OnAdd, Boid>,
+    visuals: Option<Res<BoidVisuals>>,
+    boids: Query<(&Swarm, &Health, &Position)>,
+    mut commands: Commands,
+) {
+    let Some(visuals) = visuals else { return };
+    let entity = trigger.target();
+    let Ok((swarm, health, pos)) = boids.get(entity) else {
+        return;
+    };
+    commands.entity(entity).insert((
+        Mesh2d(visuals.mesh.clone()),
+        MeshMaterial2d(visuals.material(*swarm, Tint::of(health))),
+        Transform::from_translation(pos.0.extend(1.0)),
+    ));
+}
+
+/// Moves each triangle to its boid and turns it along the velocity; swaps the material when the
+/// swarm or health changes.
+fn sync_boids(
+    visuals: Res<BoidVisuals>,
+    mut boids: Query<
+        (
+            &Position,
+            &Velocity,
+            &Swarm,
+            &Health,
+            &mut Transform,
+            &mut MeshMaterial2d<ColorMaterial>,
+        ),
+        With<Boid>,
+    >,
+) {
+    for (pos, vel, swarm, health, mut transform, mut material) in &mut boids {
+        transform.translation = pos.0.extend(1.0);
+        if vel.0.length_squared() > 0.0 {
+            transform.rotation = Quat::from_rotation_z(vel.0.to_angle());
+        }
+        let wanted = visuals.material(*swarm, Tint::of(health));
+        if material.0 != wanted {
+            material.0 = wanted;
+        }
+    }
+}
