@@ -4,6 +4,11 @@
 //! holds everything that draws. This file is the one place where the phases of a simulation
 //! step are ordered.
 
+// Bevy systems take many parameters and nested query types by design.
+#![allow(clippy::type_complexity, clippy::too_many_arguments)]
+// Tests build configs by changing a few fields of the defaults.
+#![cfg_attr(test, allow(clippy::field_reassign_with_default))]
+
 pub mod run;
 pub mod sim;
 pub mod view;

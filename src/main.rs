@@ -30,9 +30,15 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            // clap's first paragraph says what is wrong (it may wrap onto indented lines).
             let text = e.render().to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error");
-            eprintln!("{} (see pandemic-boids --help)", first.trim());
+            let first: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .skip_while(|l| l.is_empty())
+                .take_while(|l| !l.is_empty())
+                .collect();
+            eprintln!("{} (see pandemic-boids --help)", first.join(" "));
             return ExitCode::from(USAGE);
         }
     };
@@ -77,7 +83,11 @@ fn run(args: RunArgs) -> ExitCode {
     };
     match headless::run(opts) {
         Ok(report) => {
-            let status = if report.completed { "done" } else { "interrupted" };
+            let status = if report.completed {
+                "done"
+            } else {
+                "interrupted"
+            };
             eprintln!(
                 "{status}: {:.1} simulated s in {} steps, {:.2} s wall ({:.0} steps/s); wrote {}",
                 report.simulated_s,

@@ -11,7 +11,12 @@ use crate::sim::config::{ConfigError, SimConfig};
 ///
 /// Without a subcommand it opens the interactive window.
 #[derive(Parser, Debug)]
-#[command(name = "pandemic-boids", version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "pandemic-boids",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     /// What to do (default: open the window).
     #[command(subcommand)]
@@ -51,13 +56,13 @@ pub struct RunArgs {
     #[command(flatten)]
     pub scenario: ScenarioArgs,
     /// Simulated seconds to run (overrides the scenario's `duration`).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub duration: Option<f64>,
     /// Simulation step in seconds (overrides the scenario's `dt`).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub dt: Option<f64>,
     /// Simulated seconds between CSV rows (overrides `sample_every`).
-    #[arg(long = "sample-every", value_name = "S")]
+    #[arg(long = "sample-every", value_name = "S", allow_negative_numbers = true)]
     pub sample_every: Option<f64>,
     /// Output folder (created if missing).
     #[arg(long, value_name = "DIR")]

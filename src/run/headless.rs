@@ -56,14 +56,20 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
     let bar = if opts.progress {
         let bar = ProgressBar::new(total_steps);
         bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {msg}  [{elapsed_precise} < {eta_precise}]")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} steps  {msg}  [{elapsed_precise} < {eta_precise}]",
+            )
+            .expect("valid template"),
         );
         bar
     } else {
         ProgressBar::hidden()
     };
-    let stopped = || opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+    let stopped = || {
+        opts.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
     let mut completed = true;
     while !sim.reached(duration) {
         if stopped() {
@@ -73,7 +79,7 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
         sim.step();
         folder.write_new_rows(sim.samples())?;
         let step = sim.clock().step;
-        if step % 64 == 0 {
+        if step.is_multiple_of(64) {
             bar.set_position(step);
             bar.set_message(format!("t = {:.1} s", sim.clock().time));
         }

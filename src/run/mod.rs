@@ -8,7 +8,9 @@ pub mod output;
 
 use std::time::Duration;
 
-use bevy::app::{ScheduleRunnerPlugin, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
+use bevy::app::{
+    ScheduleRunnerPlugin, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy,
+};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 

@@ -13,7 +13,9 @@ use crate::sim::metrics::Sample;
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// The folder cannot be created or written.
-    #[error("cannot write to output folder `{path}`: {reason} (choose a folder you can write to with --out)")]
+    #[error(
+        "cannot write to output folder `{path}`: {reason} (choose a folder you can write to with --out)"
+    )]
     Folder {
         /// The folder.
         path: String,

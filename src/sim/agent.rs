@@ -270,14 +270,19 @@ pub fn recruit_population(config: &SimConfig, rng: &mut impl Rng) -> Vec<Recruit
         for _ in 0..params.count {
             let position = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * size;
             let heading = rng.random::<f32>() * TAU;
-            let converted = swarm == Swarm::Normal && rng.random::<f64>() < config.antivax.p_antivax;
+            let converted =
+                swarm == Swarm::Normal && rng.random::<f64>() < config.antivax.p_antivax;
             let swarm = if converted { Swarm::Antivax } else { swarm };
             let p_initial = match swarm {
                 Swarm::Doctor => config.epidemic.p_initial_infect_doctor,
                 _ => config.epidemic.p_initial_infect_normal,
             };
             let infected = rng.random::<f64>() < p_initial;
-            let sex = if rng.random::<bool>() { Sex::Male } else { Sex::Female };
+            let sex = if rng.random::<bool>() {
+                Sex::Male
+            } else {
+                Sex::Female
+            };
             // Antivax boids fly at their own swarm's speed.
             let speed = config.swarms.get(swarm).max_speed;
             out.push(Recruit {
@@ -394,10 +399,7 @@ mod tests {
         assert!((60..140).contains(&antivax), "{antivax}");
         let space = config.space();
         assert!(a.iter().all(|r| space.contains(r.position)));
-        assert!(
-            a.iter()
-                .all(|r| (r.velocity.length() - 180.0).abs() < 1e-3)
-        );
+        assert!(a.iter().all(|r| (r.velocity.length() - 180.0).abs() < 1e-3));
     }
 
     #[test]

@@ -13,7 +13,15 @@ use crate::sim::flocking::{UNIT_EPSILON, steer};
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 
 /// The flight acceleration of Antivax slot `i` from doctors closer than `radius`.
-pub fn repulsion(index: &impl NeighbourIndex, s: &Snapshot, i: usize, radius: f32, v_max: f32, f_max: f32, weight: f32) -> Vec2 {
+pub fn repulsion(
+    index: &impl NeighbourIndex,
+    s: &Snapshot,
+    i: usize,
+    radius: f32,
+    v_max: f32,
+    f_max: f32,
+    weight: f32,
+) -> Vec2 {
     let (mut away, mut n) = (Vec2::ZERO, 0u32);
     index.for_each_within(s.pos[i], radius, |j, offset| {
         if j != i && s.swarm[j] == Swarm::Doctor {
@@ -38,7 +46,11 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// Writes every boid's `Steering::repulsion` (zero unless Antivax with a doctor near).
-fn flee_doctors(config: Res<SimConfig>, neighbours: Neighbours, mut boids: Query<(Entity, &mut Steering), With<Boid>>) {
+fn flee_doctors(
+    config: Res<SimConfig>,
+    neighbours: Neighbours,
+    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+) {
     let s = &*neighbours.snapshot;
     let index = neighbours.index();
     let p = &config.swarms.antivax;
@@ -47,7 +59,17 @@ fn flee_doctors(config: Res<SimConfig>, neighbours: Neighbours, mut boids: Query
         let f = s
             .slot_of(entity)
             .filter(|&i| s.swarm[i] == Swarm::Antivax)
-            .map(|i| repulsion(&index, s, i, a.repulsion_radius, p.max_speed, p.max_force, a.repulsion_weight))
+            .map(|i| {
+                repulsion(
+                    &index,
+                    s,
+                    i,
+                    a.repulsion_radius,
+                    p.max_speed,
+                    p.max_force,
+                    a.repulsion_weight,
+                )
+            })
             .unwrap_or(Vec2::ZERO);
         if steering.repulsion != f {
             steering.repulsion = f;
@@ -81,10 +103,32 @@ mod tests {
             disease: Disease::Susceptible,
         })
         .collect();
-        let b = AllBackends::new(Snapshot::from_rows(Space::torus(1000.0, 1000.0), rows), 50.0);
-        let f = repulsion(&b.get(IndexKind::Kdtree), &b.snapshot, 0, 100.0, 180.0, 180.0, 3.0);
+        let b = AllBackends::new(
+            Snapshot::from_rows(Space::torus(1000.0, 1000.0), rows),
+            50.0,
+        );
+        let f = repulsion(
+            &b.get(IndexKind::Kdtree),
+            &b.snapshot,
+            0,
+            100.0,
+            180.0,
+            180.0,
+            3.0,
+        );
         // Away from the doctor (−x), full F_max times the weight, since the boid is at rest.
         assert!((f - Vec2::new(-540.0, 0.0)).length() < 1e-3, "{f}");
-        assert_eq!(repulsion(&b.get(IndexKind::Kdtree), &b.snapshot, 0, 30.0, 180.0, 180.0, 3.0), Vec2::ZERO);
+        assert_eq!(
+            repulsion(
+                &b.get(IndexKind::Kdtree),
+                &b.snapshot,
+                0,
+                30.0,
+                180.0,
+                180.0,
+                3.0
+            ),
+            Vec2::ZERO
+        );
     }
 }

@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 
 use crate::SimSystems;
+use crate::sim::config::SimConfig;
 
 /// Step counter and simulated time. During a step `time` is the time at the step's start.
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq)]
@@ -34,7 +35,18 @@ pub(super) fn plugin(app: &mut App) {
     app.register_type::<SimClock>()
         .init_resource::<SimClock>()
         .init_resource::<StepMode>()
-        .add_systems(FixedUpdate, advance_clock.in_set(SimSystems::Advance).run_if(stepping));
+        .add_systems(
+            FixedUpdate,
+            advance_clock.in_set(SimSystems::Advance).run_if(stepping),
+        )
+        .add_systems(PreUpdate, follow_config_dt);
+}
+
+/// Keeps the fixed timestep equal to the config's `dt` when it is edited live.
+fn follow_config_dt(config: Res<SimConfig>, mut fixed: ResMut<Time<Fixed>>) {
+    if config.is_changed() && (fixed.timestep().as_secs_f64() - config.dt).abs() > 1e-12 {
+        fixed.set_timestep_seconds(config.dt);
+    }
 }
 
 fn advance_clock(time: Res<Time>, mut clock: ResMut<SimClock>) {

@@ -466,7 +466,9 @@ impl Default for SimConfig {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
     /// The scenario file could not be read.
-    #[error("cannot read scenario `{path}`: {reason} (give an existing TOML file, e.g. assets/scenarios/default.toml)")]
+    #[error(
+        "cannot read scenario `{path}`: {reason} (give an existing TOML file, e.g. assets/scenarios/default.toml)"
+    )]
     Read {
         /// The path as given.
         path: String,
@@ -482,7 +484,9 @@ pub enum ConfigError {
         message: String,
     },
     /// A `--set` argument is not `KEY=VALUE`.
-    #[error("--set `{arg}`: expected KEY=VALUE with a dotted key, e.g. --set swarms.normal.count=500")]
+    #[error(
+        "--set `{arg}`: expected KEY=VALUE with a dotted key, e.g. --set swarms.normal.count=500"
+    )]
     SetSyntax {
         /// The argument as given.
         arg: String,
@@ -527,10 +531,12 @@ impl SimConfig {
 
     /// Parses TOML text (named `origin` in errors), applies overrides, validates.
     pub fn from_toml_str(text: &str, origin: &str, sets: &[String]) -> Result<Self, ConfigError> {
-        let file: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Syntax {
-            origin: origin.to_string(),
-            message: one_line(&e.to_string()),
-        })?;
+        let file: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| ConfigError::Syntax {
+                origin: origin.to_string(),
+                message: one_line(&e.to_string()),
+            })?;
         // Check the file on its own first so that its mistakes are blamed on it, not on --set.
         let base = Self::from_table(file.clone(), origin)?;
         if sets.is_empty() {
@@ -546,6 +552,28 @@ impl SimConfig {
             })?;
         }
         Self::from_table(merged, "--set")
+    }
+
+    /// This config as a TOML table (dotted keys are its paths).
+    pub fn to_table(&self) -> toml::Table {
+        toml::Table::try_from(self).expect("config serialises")
+    }
+
+    /// A copy with `key` (dotted, as in the file) set to `value`, validated; `origin` names the
+    /// editor in errors (e.g. "panel").
+    pub fn with_edit(
+        &self,
+        key: &str,
+        value: toml::Value,
+        origin: &str,
+    ) -> Result<Self, ConfigError> {
+        let mut table = self.to_table();
+        insert_dotted(&mut table, key, value).map_err(|message| ConfigError::Key {
+            origin: origin.into(),
+            key: key.into(),
+            message,
+        })?;
+        Self::from_table(table, origin)
     }
 
     fn from_table(table: toml::Table, origin: &str) -> Result<Self, ConfigError> {
@@ -585,9 +613,27 @@ impl SimConfig {
         v.int_at_most("seed", self.seed, i64::MAX as u64, "fits a TOML integer");
         v.range("dt", self.dt, Open(0.0), Closed(1.0), "s");
         v.range("duration", self.duration, Closed(0.0), Closed(1e9), "s");
-        v.range("sample_every", self.sample_every, Open(0.0), Closed(1e9), "s");
-        v.range("world.width", self.world.width as f64, Closed(1.0), Closed(1e8), "px");
-        v.range("world.height", self.world.height as f64, Closed(1.0), Closed(1e8), "px");
+        v.range(
+            "sample_every",
+            self.sample_every,
+            Open(0.0),
+            Closed(1e9),
+            "s",
+        );
+        v.range(
+            "world.width",
+            self.world.width as f64,
+            Closed(1.0),
+            Closed(1e8),
+            "px",
+        );
+        v.range(
+            "world.height",
+            self.world.height as f64,
+            Closed(1.0),
+            Closed(1e8),
+            "px",
+        );
         // Minimum-image distances are unique only below half the world (SPEC §2).
         let half = 0.5 * self.world.width.min(self.world.height) as f64;
         let radius_max = if self.world.boundary == Boundary::Wrap {
@@ -599,22 +645,94 @@ impl SimConfig {
             let p = self.swarms.get(swarm);
             let k = |name: &str| format!("swarms.{}.{name}", swarm.key());
             v.int_at_most(&k("count"), p.count as u64, 20_000_000, "boids");
-            v.range(&k("max_speed"), p.max_speed as f64, Open(0.0), Closed(1e6), "px/s");
-            v.range(&k("max_force"), p.max_force as f64, Closed(0.0), Closed(1e8), "px/s²");
-            v.range(&k("min_speed"), p.min_speed as f64, Closed(0.0), Closed(p.max_speed as f64), "px/s (at most max_speed)");
-            v.range(&k("separation_radius"), p.separation_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-            v.range(&k("alignment_radius"), p.alignment_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-            v.range(&k("cohesion_radius"), p.cohesion_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-            v.range(&k("separation_weight"), p.separation_weight as f64, Closed(0.0), Closed(1e6), "");
-            v.range(&k("alignment_weight"), p.alignment_weight as f64, Closed(0.0), Closed(1e6), "");
-            v.range(&k("cohesion_weight"), p.cohesion_weight as f64, Closed(0.0), Closed(1e6), "");
-            v.range(&k("fov"), p.fov as f64, Closed(0.0), Closed(std::f64::consts::PI + 1e-3), "rad half-angle (π = all round)");
-            v.range(&k("noise"), p.noise as f64, Closed(0.0), Closed(1e8), "px/s²");
+            v.range(
+                &k("max_speed"),
+                p.max_speed as f64,
+                Open(0.0),
+                Closed(1e6),
+                "px/s",
+            );
+            v.range(
+                &k("max_force"),
+                p.max_force as f64,
+                Closed(0.0),
+                Closed(1e8),
+                "px/s²",
+            );
+            v.range(
+                &k("min_speed"),
+                p.min_speed as f64,
+                Closed(0.0),
+                Closed(p.max_speed as f64),
+                "px/s (at most max_speed)",
+            );
+            v.range(
+                &k("separation_radius"),
+                p.separation_radius as f64,
+                Closed(0.0),
+                radius_max,
+                "px (below half the smaller world side on a torus)",
+            );
+            v.range(
+                &k("alignment_radius"),
+                p.alignment_radius as f64,
+                Closed(0.0),
+                radius_max,
+                "px (below half the smaller world side on a torus)",
+            );
+            v.range(
+                &k("cohesion_radius"),
+                p.cohesion_radius as f64,
+                Closed(0.0),
+                radius_max,
+                "px (below half the smaller world side on a torus)",
+            );
+            v.range(
+                &k("separation_weight"),
+                p.separation_weight as f64,
+                Closed(0.0),
+                Closed(1e6),
+                "",
+            );
+            v.range(
+                &k("alignment_weight"),
+                p.alignment_weight as f64,
+                Closed(0.0),
+                Closed(1e6),
+                "",
+            );
+            v.range(
+                &k("cohesion_weight"),
+                p.cohesion_weight as f64,
+                Closed(0.0),
+                Closed(1e6),
+                "",
+            );
+            v.range(
+                &k("fov"),
+                p.fov as f64,
+                Closed(0.0),
+                Closed(std::f64::consts::PI + 1e-3),
+                "rad half-angle (π = all round)",
+            );
+            v.range(
+                &k("noise"),
+                p.noise as f64,
+                Closed(0.0),
+                Closed(1e8),
+                "px/s²",
+            );
         }
         let e = &self.epidemic;
         for (key, p) in [
-            ("epidemic.p_initial_infect_normal", e.p_initial_infect_normal),
-            ("epidemic.p_initial_infect_doctor", e.p_initial_infect_doctor),
+            (
+                "epidemic.p_initial_infect_normal",
+                e.p_initial_infect_normal,
+            ),
+            (
+                "epidemic.p_initial_infect_doctor",
+                e.p_initial_infect_doctor,
+            ),
             ("epidemic.p_infect_normal", e.p_infect_normal),
             ("epidemic.p_infect_doctor", e.p_infect_doctor),
             ("epidemic.p_spontaneous_infect", e.p_spontaneous_infect),
@@ -623,39 +741,176 @@ impl SimConfig {
             ("epidemic.cure_immunity_level", e.cure_immunity_level),
             ("epidemic.infected_cure_factor", e.infected_cure_factor),
             ("antivax.p_antivax", self.antivax.p_antivax),
-            ("population.p_offspring_normal", self.population.p_offspring_normal),
-            ("population.p_offspring_doctor", self.population.p_offspring_doctor),
-            ("population.infected_offspring_factor", self.population.infected_offspring_factor),
-            ("population.p_become_doctor", self.population.p_become_doctor),
+            (
+                "population.p_offspring_normal",
+                self.population.p_offspring_normal,
+            ),
+            (
+                "population.p_offspring_doctor",
+                self.population.p_offspring_doctor,
+            ),
+            (
+                "population.infected_offspring_factor",
+                self.population.infected_offspring_factor,
+            ),
+            (
+                "population.p_become_doctor",
+                self.population.p_become_doctor,
+            ),
         ] {
             v.range(key, p, Closed(0.0), Closed(1.0), "a probability");
         }
         v.time("epidemic.t_death", e.t_death);
         v.time("epidemic.t_immunity", e.t_immunity);
-        v.range("epidemic.r_interact_normal", e.r_interact_normal as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-        v.range("epidemic.r_interact_doctor", e.r_interact_doctor as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-        v.range("epidemic.infected_radius_factor_normal", e.infected_radius_factor_normal as f64, Closed(0.0), Closed(1.0), "a multiplier");
-        v.range("epidemic.infected_radius_factor_doctor", e.infected_radius_factor_doctor as f64, Closed(0.0), Closed(1.0), "a multiplier");
-        v.range("doctors.seek_radius", self.doctors.seek_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-        v.range("doctors.seek_weight", self.doctors.seek_weight as f64, Closed(0.0), Closed(1e6), "");
-        v.range("antivax.repulsion_radius", self.antivax.repulsion_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-        v.range("antivax.repulsion_weight", self.antivax.repulsion_weight as f64, Closed(0.0), Closed(1e6), "");
+        v.range(
+            "epidemic.r_interact_normal",
+            e.r_interact_normal as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
+        v.range(
+            "epidemic.r_interact_doctor",
+            e.r_interact_doctor as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
+        v.range(
+            "epidemic.infected_radius_factor_normal",
+            e.infected_radius_factor_normal as f64,
+            Closed(0.0),
+            Closed(1.0),
+            "a multiplier",
+        );
+        v.range(
+            "epidemic.infected_radius_factor_doctor",
+            e.infected_radius_factor_doctor as f64,
+            Closed(0.0),
+            Closed(1.0),
+            "a multiplier",
+        );
+        v.range(
+            "doctors.seek_radius",
+            self.doctors.seek_radius as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
+        v.range(
+            "doctors.seek_weight",
+            self.doctors.seek_weight as f64,
+            Closed(0.0),
+            Closed(1e6),
+            "",
+        );
+        v.range(
+            "antivax.repulsion_radius",
+            self.antivax.repulsion_radius as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
+        v.range(
+            "antivax.repulsion_weight",
+            self.antivax.repulsion_weight as f64,
+            Closed(0.0),
+            Closed(1e6),
+            "",
+        );
         let pop = &self.population;
-        v.range("population.litter_mean_normal", pop.litter_mean_normal, Closed(0.0), Closed(100.0), "boids");
-        v.range("population.litter_sd_normal", pop.litter_sd_normal, Closed(0.0), Closed(100.0), "boids");
-        v.range("population.litter_mean_doctor", pop.litter_mean_doctor, Closed(0.0), Closed(100.0), "boids");
-        v.range("population.litter_sd_doctor", pop.litter_sd_doctor, Closed(0.0), Closed(100.0), "boids");
-        v.range("population.cooldown", pop.cooldown, Closed(0.0), Closed(1e9), "s");
-        v.range("population.t_adult", pop.t_adult, Closed(0.0), Closed(1e9), "s");
-        v.int_at_most("population.max_population", pop.max_population as u64, 20_000_000, "boids");
+        v.range(
+            "population.litter_mean_normal",
+            pop.litter_mean_normal,
+            Closed(0.0),
+            Closed(100.0),
+            "boids",
+        );
+        v.range(
+            "population.litter_sd_normal",
+            pop.litter_sd_normal,
+            Closed(0.0),
+            Closed(100.0),
+            "boids",
+        );
+        v.range(
+            "population.litter_mean_doctor",
+            pop.litter_mean_doctor,
+            Closed(0.0),
+            Closed(100.0),
+            "boids",
+        );
+        v.range(
+            "population.litter_sd_doctor",
+            pop.litter_sd_doctor,
+            Closed(0.0),
+            Closed(100.0),
+            "boids",
+        );
+        v.range(
+            "population.cooldown",
+            pop.cooldown,
+            Closed(0.0),
+            Closed(1e9),
+            "s",
+        );
+        v.range(
+            "population.t_adult",
+            pop.t_adult,
+            Closed(0.0),
+            Closed(1e9),
+            "s",
+        );
+        v.int_at_most(
+            "population.max_population",
+            pop.max_population as u64,
+            20_000_000,
+            "boids",
+        );
         let pr = &self.predators;
         v.int_at_most("predators.count", pr.count as u64, 100_000, "predators");
-        v.range("predators.speed", pr.speed as f64, Open(0.0), Closed(1e6), "px/s");
-        v.range("predators.max_force", pr.max_force as f64, Closed(0.0), Closed(1e8), "px/s²");
-        v.range("predators.catch_radius", pr.catch_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-        v.range("predators.detection_range", pr.detection_range as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-        v.range("predators.isolation_radius", pr.isolation_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
-        v.range("predators.fear_radius", pr.fear_radius as f64, Closed(0.0), radius_max, "px (below half the smaller world side on a torus)");
+        v.range(
+            "predators.speed",
+            pr.speed as f64,
+            Open(0.0),
+            Closed(1e6),
+            "px/s",
+        );
+        v.range(
+            "predators.max_force",
+            pr.max_force as f64,
+            Closed(0.0),
+            Closed(1e8),
+            "px/s²",
+        );
+        v.range(
+            "predators.catch_radius",
+            pr.catch_radius as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
+        v.range(
+            "predators.detection_range",
+            pr.detection_range as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
+        v.range(
+            "predators.isolation_radius",
+            pr.isolation_radius as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
+        v.range(
+            "predators.fear_radius",
+            pr.fear_radius as f64,
+            Closed(0.0),
+            radius_max,
+            "px (below half the smaller world side on a torus)",
+        );
         match v.error {
             Some(e) => Err(e),
             None => Ok(()),
@@ -689,7 +944,13 @@ impl Validator<'_> {
 
     fn range(&mut self, key: &str, value: f64, lo: Bound, hi: Bound, unit: &str) {
         if !value.is_finite() {
-            self.fail(key, format!("{value} is not a finite number; allowed: {}", describe(lo, hi, unit)));
+            self.fail(
+                key,
+                format!(
+                    "{value} is not a finite number; allowed: {}",
+                    describe(lo, hi, unit)
+                ),
+            );
             return;
         }
         let ok_lo = match lo {
@@ -701,20 +962,32 @@ impl Validator<'_> {
             Closed(b) => value <= b,
         };
         if !(ok_lo && ok_hi) {
-            self.fail(key, format!("{value} is out of range; allowed: {}", describe(lo, hi, unit)));
+            self.fail(
+                key,
+                format!(
+                    "{value} is out of range; allowed: {}",
+                    describe(lo, hi, unit)
+                ),
+            );
         }
     }
 
     /// A duration that may be `inf` (never) but must be positive and not NaN.
     fn time(&mut self, key: &str, value: f64) {
         if value.is_nan() || value <= 0.0 {
-            self.fail(key, format!("{value} is out of range; allowed: a time > 0 s, or inf for never"));
+            self.fail(
+                key,
+                format!("{value} is out of range; allowed: a time > 0 s, or inf for never"),
+            );
         }
     }
 
     fn int_at_most(&mut self, key: &str, value: u64, max: u64, what: &str) {
         if value > max {
-            self.fail(key, format!("{value} is out of range; allowed: 0 ..= {max} ({what})"));
+            self.fail(
+                key,
+                format!("{value} is out of range; allowed: 0 ..= {max} ({what})"),
+            );
         }
     }
 }
@@ -751,7 +1024,7 @@ fn one_line(message: &str) -> String {
     message
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('|') && *l != "^")
+        .filter(|l| !l.is_empty() && !l.starts_with('|') && *l != "^" && !l.starts_with("in `"))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -885,26 +1158,79 @@ mod tests {
     fn unknown_enum_value_lists_choices() {
         let (_, key, message) = key_error("steering_model = \"reynolds\"\n", &[]);
         assert_eq!(key, "steering_model");
-        assert!(message.contains("shiffman") && message.contains("adams"), "{message}");
+        assert!(
+            message.contains("shiffman") && message.contains("adams"),
+            "{message}"
+        );
     }
 
     #[test]
     fn out_of_range_values_are_rejected() {
         for (text, expect_key) in [
-            ("[swarms.normal]\nseparation_radius = -1.0\n", "swarms.normal.separation_radius"),
-            ("[swarms.doctor]\nmin_speed = 300.0\n", "swarms.doctor.min_speed"),
-            ("[epidemic]\np_infect_normal = 1.5\n", "epidemic.p_infect_normal"),
+            (
+                "[swarms.normal]\nseparation_radius = -1.0\n",
+                "swarms.normal.separation_radius",
+            ),
+            (
+                "[swarms.doctor]\nmin_speed = 300.0\n",
+                "swarms.doctor.min_speed",
+            ),
+            (
+                "[epidemic]\np_infect_normal = 1.5\n",
+                "epidemic.p_infect_normal",
+            ),
             ("dt = 0.0\n", "dt"),
             ("dt = -0.01\n", "dt"),
             ("dt = nan\n", "dt"),
             ("[world]\nwidth = inf\n", "world.width"),
             ("[epidemic]\nt_death = 0.0\n", "epidemic.t_death"),
-            ("[swarms.normal]\nalignment_radius = 600.0\n", "swarms.normal.alignment_radius"),
+            (
+                "[swarms.normal]\nalignment_radius = 600.0\n",
+                "swarms.normal.alignment_radius",
+            ),
         ] {
             let (_, key, message) = key_error(text, &[]);
             assert_eq!(key, expect_key, "{text}");
             assert!(message.contains("allowed"), "{message}");
         }
+    }
+
+    #[test]
+    fn edits_apply_one_key_and_are_validated() {
+        let c = SimConfig::default();
+        let e = c
+            .with_edit(
+                "swarms.doctor.max_speed",
+                toml::Value::Float(200.0),
+                "panel",
+            )
+            .unwrap();
+        assert_eq!(e.swarms.doctor.max_speed, 200.0);
+        assert_eq!(e.swarms.normal.max_speed, 180.0);
+        let e = c
+            .with_edit(
+                "doctors.behavior",
+                toml::Value::String("seek_centroid".into()),
+                "panel",
+            )
+            .unwrap();
+        assert_eq!(e.doctors.behavior, DoctorBehavior::SeekCentroid);
+        let err = c
+            .with_edit(
+                "swarms.normal.min_speed",
+                toml::Value::Float(500.0),
+                "panel",
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("panel: `swarms.normal.min_speed`"),
+            "{err}"
+        );
+        assert!(
+            c.with_edit("swarms.normal.nope", toml::Value::Float(1.0), "panel")
+                .is_err()
+        );
     }
 
     #[test]
@@ -934,7 +1260,10 @@ mod tests {
         assert_eq!(origin, "--set");
         assert_eq!(key, "swarms.normal.speed");
         let (origin, key, _) = key_error("", &["swarms.normal.count=-3"]);
-        assert_eq!((origin.as_str(), key.as_str()), ("--set", "swarms.normal.count"));
+        assert_eq!(
+            (origin.as_str(), key.as_str()),
+            ("--set", "swarms.normal.count")
+        );
         assert!(matches!(
             SimConfig::from_toml_str("", "x", &["novalue".into()]),
             Err(ConfigError::SetSyntax { .. })
@@ -953,6 +1282,9 @@ mod tests {
     fn missing_file_error_names_path_and_fix() {
         let err = SimConfig::load(Some(Path::new("/nonexistent/x.toml")), &[]).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("/nonexistent/x.toml") && text.contains("assets/scenarios"), "{text}");
+        assert!(
+            text.contains("/nonexistent/x.toml") && text.contains("assets/scenarios"),
+            "{text}"
+        );
     }
 }

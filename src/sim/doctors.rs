@@ -21,7 +21,12 @@ pub fn seek_force(offset: Vec2, v: Vec2, v_max: f32, f_max: f32, weight: f32) ->
 
 /// Offset from slot `i` to the nearest infected boid other than itself within `radius`
 /// (ties go to the lower id), if any.
-pub fn nearest_infected(index: &impl NeighbourIndex, snapshot: &Snapshot, i: usize, radius: f32) -> Option<Vec2> {
+pub fn nearest_infected(
+    index: &impl NeighbourIndex,
+    snapshot: &Snapshot,
+    i: usize,
+    radius: f32,
+) -> Option<Vec2> {
     let mut best: Option<(f32, usize, Vec2)> = None;
     index.for_each_within(snapshot.pos[i], radius, |j, offset| {
         if j == i || !snapshot.disease[j].is_infected() {
@@ -52,7 +57,11 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// Writes every boid's `Steering::seek` (zero for non-doctors and passive doctors).
-fn seek_infected(config: Res<SimConfig>, neighbours: Neighbours, mut boids: Query<(Entity, &mut Steering), With<Boid>>) {
+fn seek_infected(
+    config: Res<SimConfig>,
+    neighbours: Neighbours,
+    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+) {
     let s = &*neighbours.snapshot;
     let index = neighbours.index();
     let behavior = config.doctors.behavior;
@@ -69,10 +78,20 @@ fn seek_infected(config: Res<SimConfig>, neighbours: Neighbours, mut boids: Quer
             .and_then(|i| {
                 let offset = match behavior {
                     DoctorBehavior::Passive => None,
-                    DoctorBehavior::SeekNearest => nearest_infected(&index, s, i, config.doctors.seek_radius),
-                    DoctorBehavior::SeekCentroid => centroid.map(|c| space.displacement(s.pos[i], c)),
+                    DoctorBehavior::SeekNearest => {
+                        nearest_infected(&index, s, i, config.doctors.seek_radius)
+                    }
+                    DoctorBehavior::SeekCentroid => {
+                        centroid.map(|c| space.displacement(s.pos[i], c))
+                    }
                 }?;
-                Some(seek_force(offset, s.vel[i], params.max_speed, params.max_force, config.doctors.seek_weight))
+                Some(seek_force(
+                    offset,
+                    s.vel[i],
+                    params.max_speed,
+                    params.max_force,
+                    config.doctors.seek_weight,
+                ))
             })
             .unwrap_or(Vec2::ZERO);
         if steering.seek != seek {
@@ -112,14 +131,17 @@ mod tests {
     #[test]
     fn nearest_infected_skips_self_and_healthy_and_wraps() {
         let b = world(&[
-            (Vec2::new(10.0, 400.0), Swarm::Doctor, true),   // itself infected: skipped
-            (Vec2::new(30.0, 400.0), Swarm::Normal, false),  // healthy
-            (Vec2::new(960.0, 400.0), Swarm::Normal, true),  // 50 px across the seam
-            (Vec2::new(100.0, 400.0), Swarm::Normal, true),  // 90 px
+            (Vec2::new(10.0, 400.0), Swarm::Doctor, true), // itself infected: skipped
+            (Vec2::new(30.0, 400.0), Swarm::Normal, false), // healthy
+            (Vec2::new(960.0, 400.0), Swarm::Normal, true), // 50 px across the seam
+            (Vec2::new(100.0, 400.0), Swarm::Normal, true), // 90 px
         ]);
         for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
             let off = nearest_infected(&b.get(kind), &b.snapshot, 0, 300.0).unwrap();
-            assert!((off - Vec2::new(-50.0, 0.0)).length() < 1e-3, "{kind:?}: {off}");
+            assert!(
+                (off - Vec2::new(-50.0, 0.0)).length() < 1e-3,
+                "{kind:?}: {off}"
+            );
             assert_eq!(nearest_infected(&b.get(kind), &b.snapshot, 0, 40.0), None);
         }
     }
@@ -152,7 +174,13 @@ mod tests {
         assert!((c.y - 100.0).abs() < 1e-2);
         // A doctor at x = 980 steers +x (the short way, across the seam), not −x.
         let space = b.snapshot.space();
-        let f = seek_force(space.displacement(Vec2::new(980.0, 100.0), c), Vec2::ZERO, 180.0, 180.0, 5.0);
+        let f = seek_force(
+            space.displacement(Vec2::new(980.0, 100.0), c),
+            Vec2::ZERO,
+            180.0,
+            180.0,
+            5.0,
+        );
         assert!(f.x > 0.0, "{f}");
     }
 }

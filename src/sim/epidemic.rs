@@ -104,7 +104,8 @@ pub struct EpidemicStep<'a, I: NeighbourIndex> {
 impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
     /// Whether `source` can infect `target` given their swarms.
     fn swarms_mix(&self, target: usize, source: usize) -> bool {
-        self.params.cross_swarm_infection || self.snapshot.swarm[target] == self.snapshot.swarm[source]
+        self.params.cross_swarm_infection
+            || self.snapshot.swarm[target] == self.snapshot.swarm[source]
     }
 
     /// Per-second infection probability of `target` against a per-second pressure `p`,
@@ -133,7 +134,10 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                         return;
                     }
                     let p_step = step_probability(self.susceptibility(i, p), self.dt);
-                    if p_step > 0.0 && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::Infect) < p_step {
+                    if p_step > 0.0
+                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::Infect)
+                            < p_step
+                    {
                         out.push((i, j));
                     }
                 });
@@ -188,13 +192,26 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                     if let Some(doctor) = curer[i] {
                         out.push((i, Transition::Cure { doctor }));
                     } else if end - since >= self.params.t_death - 1e-9 {
-                        let dies = draw_unit(self.seed, self.step, id, 0, Purpose::Death) < self.params.p_death;
-                        out.push((i, if dies { Transition::Die } else { Transition::Recover }));
+                        let dies = draw_unit(self.seed, self.step, id, 0, Purpose::Death)
+                            < self.params.p_death;
+                        out.push((
+                            i,
+                            if dies {
+                                Transition::Die
+                            } else {
+                                Transition::Recover
+                            },
+                        ));
                     }
                 }
                 d => {
                     if let Some(source) = infector[i] {
-                        out.push((i, Transition::Infect { source: Some(source) }));
+                        out.push((
+                            i,
+                            Transition::Infect {
+                                source: Some(source),
+                            },
+                        ));
                         continue;
                     }
                     if p_spont > 0.0 {
@@ -279,7 +296,9 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(FixedUpdate, track_epidemic.in_set(SimSystems::Record))
         .add_systems(
             FixedUpdate,
-            spread_infection.in_set(SimSystems::Epidemic).run_if(stepping),
+            spread_infection
+                .in_set(SimSystems::Epidemic)
+                .run_if(stepping),
         );
 }
 
@@ -316,7 +335,6 @@ fn track_epidemic(clock: Res<SimClock>, neighbours: Neighbours, mut stats: ResMu
 }
 
 /// Applies one step of the epidemic.
-#[allow(clippy::too_many_arguments)]
 fn spread_infection(
     config: Res<SimConfig>,
     clock: Res<SimClock>,
@@ -404,8 +422,8 @@ fn spread_infection(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::neighbours::{AllBackends, Row};
     use crate::sim::config::IndexKind;
+    use crate::sim::neighbours::{AllBackends, Row};
     use crate::sim::space::Space;
 
     #[test]
@@ -435,14 +453,30 @@ mod tests {
                 disease,
             })
             .collect();
-        AllBackends::new(Snapshot::from_rows(Space::torus(1000.0, 1000.0), rows), 50.0)
+        AllBackends::new(
+            Snapshot::from_rows(Space::torus(1000.0, 1000.0), rows),
+            50.0,
+        )
     }
 
-    fn decide(b: &AllBackends, params: &EpidemicConfig, step: u64, now: f64, dt: f64) -> Vec<(usize, Transition)> {
+    fn decide(
+        b: &AllBackends,
+        params: &EpidemicConfig,
+        step: u64,
+        now: f64,
+        dt: f64,
+    ) -> Vec<(usize, Transition)> {
         decide_seeded(b, params, 7, step, now, dt)
     }
 
-    fn decide_seeded(b: &AllBackends, params: &EpidemicConfig, seed: u64, step: u64, now: f64, dt: f64) -> Vec<(usize, Transition)> {
+    fn decide_seeded(
+        b: &AllBackends,
+        params: &EpidemicConfig,
+        seed: u64,
+        step: u64,
+        now: f64,
+        dt: f64,
+    ) -> Vec<(usize, Transition)> {
         let index = b.get(IndexKind::Kdtree);
         EpidemicStep {
             snapshot: &b.snapshot,
@@ -478,7 +512,10 @@ mod tests {
         let t = decide(&b, &params, 0, 0.0, 1.0 / 60.0);
         assert_eq!(
             t,
-            vec![(1, Transition::Infect { source: Some(0) }), (3, Transition::Infect { source: Some(0) })]
+            vec![
+                (1, Transition::Infect { source: Some(0) }),
+                (3, Transition::Infect { source: Some(0) })
+            ]
         );
     }
 
@@ -488,8 +525,14 @@ mod tests {
             p_infect_normal: 1.0,
             ..default()
         };
-        let b = world(&[(Vec2::new(995.0, 995.0), Swarm::Normal, I0), (Vec2::new(5.0, 5.0), Swarm::Normal, S)]);
-        assert_eq!(decide(&b, &params, 0, 0.0, 0.01), vec![(1, Transition::Infect { source: Some(0) })]);
+        let b = world(&[
+            (Vec2::new(995.0, 995.0), Swarm::Normal, I0),
+            (Vec2::new(5.0, 5.0), Swarm::Normal, S),
+        ]);
+        assert_eq!(
+            decide(&b, &params, 0, 0.0, 0.01),
+            vec![(1, Transition::Infect { source: Some(0) })]
+        );
     }
 
     #[test]
@@ -533,7 +576,10 @@ mod tests {
             (Vec2::new(527.0, 500.0), Swarm::Normal, I0), // 27 < 40·0.7 = 28
             (Vec2::new(470.0, 500.0), Swarm::Normal, I0), // 30 > 28
         ]);
-        assert_eq!(decide(&b, &params, 0, 0.0, 0.01), vec![(1, Transition::Cure { doctor: 0 })]);
+        assert_eq!(
+            decide(&b, &params, 0, 0.0, 0.01),
+            vec![(1, Transition::Cure { doctor: 0 })]
+        );
     }
 
     #[test]
@@ -547,9 +593,15 @@ mod tests {
         let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, I0)]);
         // Step ending at 4.99 s: nothing; ending at 5.0 s: dies.
         assert!(decide(&b, &params, 299, 4.98, 0.01).is_empty());
-        assert_eq!(decide(&b, &params, 300, 4.99, 0.01), vec![(0, Transition::Die)]);
+        assert_eq!(
+            decide(&b, &params, 300, 4.99, 0.01),
+            vec![(0, Transition::Die)]
+        );
         params.p_death = 0.0;
-        assert_eq!(decide(&b, &params, 300, 4.99, 0.01), vec![(0, Transition::Recover)]);
+        assert_eq!(
+            decide(&b, &params, 300, 4.99, 0.01),
+            vec![(0, Transition::Recover)]
+        );
         params.t_death = f64::INFINITY;
         assert!(decide(&b, &params, 300, 1e6, 0.01).is_empty());
     }
@@ -565,7 +617,14 @@ mod tests {
         // Full immunity: p·(1 − 1) = 0, never infected.
         let b = world(&[
             (Vec2::new(100.0, 100.0), Swarm::Normal, I0),
-            (Vec2::new(110.0, 100.0), Swarm::Normal, Disease::Recovered { since: 0.0, immunity: 1.0 }),
+            (
+                Vec2::new(110.0, 100.0),
+                Swarm::Normal,
+                Disease::Recovered {
+                    since: 0.0,
+                    immunity: 1.0,
+                },
+            ),
         ]);
         assert!(decide(&b, &params, 0, 0.0, 0.01).is_empty());
         // Half-waned at t = 5: p = 0.5 per second.
@@ -579,9 +638,19 @@ mod tests {
         let rate = hits as f64 / trials as f64;
         assert!((rate - 0.5).abs() < 0.03, "{rate}");
         // Waned completely at 10 s: back to susceptible.
-        let lone = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, Disease::Recovered { since: 0.0, immunity: 1.0 })]);
+        let lone = world(&[(
+            Vec2::new(100.0, 100.0),
+            Swarm::Normal,
+            Disease::Recovered {
+                since: 0.0,
+                immunity: 1.0,
+            },
+        )]);
         assert!(decide(&lone, &params, 0, 9.0, 0.5).is_empty());
-        assert_eq!(decide(&lone, &params, 0, 9.5, 0.5), vec![(0, Transition::Wane)]);
+        assert_eq!(
+            decide(&lone, &params, 0, 9.5, 0.5),
+            vec![(0, Transition::Wane)]
+        );
     }
 
     #[test]
@@ -595,12 +664,21 @@ mod tests {
             (Vec2::new(110.0, 100.0), Swarm::Normal, S),
             (Vec2::new(120.0, 100.0), Swarm::Normal, I0),
         ]);
-        assert_eq!(decide(&b, &params, 0, 0.0, 0.01)[0], (1, Transition::Infect { source: Some(0) }));
+        assert_eq!(
+            decide(&b, &params, 0, 0.0, 0.01)[0],
+            (1, Transition::Infect { source: Some(0) })
+        );
     }
 
     /// Fraction of seeded trials in which slot `target` changes state within `seconds`, the
     /// pair held still, stepping at `dt`.
-    fn fraction_changed(b: &AllBackends, params: &EpidemicConfig, dt: f64, seconds: f64, trials: u64) -> f64 {
+    fn fraction_changed(
+        b: &AllBackends,
+        params: &EpidemicConfig,
+        dt: f64,
+        seconds: f64,
+        trials: u64,
+    ) -> f64 {
         let steps = (seconds / dt).round() as u64;
         let mut hits = 0;
         for seed in 0..trials {
@@ -627,10 +705,16 @@ mod tests {
             t_death: f64::INFINITY,
             ..default()
         };
-        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, I0), (Vec2::new(115.0, 100.0), Swarm::Normal, S)]);
+        let b = world(&[
+            (Vec2::new(100.0, 100.0), Swarm::Normal, I0),
+            (Vec2::new(115.0, 100.0), Swarm::Normal, S),
+        ]);
         for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
             let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
-            assert!((f - 0.5).abs() < TOLERANCE, "dt = {dt}: infected within 1 s in {f} of trials");
+            assert!(
+                (f - 0.5).abs() < TOLERANCE,
+                "dt = {dt}: infected within 1 s in {f} of trials"
+            );
         }
     }
 
@@ -643,13 +727,22 @@ mod tests {
             t_death: f64::INFINITY,
             ..default()
         };
-        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Doctor, S), (Vec2::new(130.0, 100.0), Swarm::Normal, I0)]);
+        let b = world(&[
+            (Vec2::new(100.0, 100.0), Swarm::Doctor, S),
+            (Vec2::new(130.0, 100.0), Swarm::Normal, I0),
+        ]);
         for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
             let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
-            assert!((f - 0.8).abs() < TOLERANCE, "dt = {dt}: cured within 1 s in {f} of trials");
+            assert!(
+                (f - 0.8).abs() < TOLERANCE,
+                "dt = {dt}: cured within 1 s in {f} of trials"
+            );
         }
         // An infected doctor cures at half the rate: 1 − (1 − 0.8·0.5) = 0.4 per second.
-        let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Doctor, I0), (Vec2::new(120.0, 100.0), Swarm::Normal, I0)]);
+        let b = world(&[
+            (Vec2::new(100.0, 100.0), Swarm::Doctor, I0),
+            (Vec2::new(120.0, 100.0), Swarm::Normal, I0),
+        ]);
         let f = fraction_changed(&b, &params, 1.0 / 60.0, 1.0, TRIALS);
         // The doctor itself is never cured (it is alone with a Normal), so only slot 1 changes.
         assert!((f - 0.4).abs() < TOLERANCE, "infected doctor: {f}");

@@ -36,7 +36,11 @@ pub fn truncate(x: Vec2, max: f32) -> Vec2 {
 #[inline]
 pub fn unit(x: Vec2) -> Vec2 {
     let len = x.length();
-    if len < UNIT_EPSILON { Vec2::ZERO } else { x / len }
+    if len < UNIT_EPSILON {
+        Vec2::ZERO
+    } else {
+        x / len
+    }
 }
 
 /// Reynolds steer: `truncate(unit(direction)·v_max − v, F_max)`.
@@ -149,7 +153,12 @@ pub fn alignment(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> Vec2 {
     if sums.n_ali == 0 {
         return Vec2::ZERO;
     }
-    steer(sums.velocity / sums.n_ali as f32, v, p.max_speed, p.max_force)
+    steer(
+        sums.velocity / sums.n_ali as f32,
+        v,
+        p.max_speed,
+        p.max_force,
+    )
 }
 
 /// Shiffman Model B cohesion toward the torus-correct centre `mean(p_i + d_ij)`.
@@ -262,7 +271,11 @@ fn steer_boids(
         steering.flocking = flocking_force(model, &sums, v, params, 1.0);
         let id = snapshot.id[i];
         steering.noise = if params.noise > 0.0 {
-            noise_force(params.noise, dt, draw_unit(seed, step, id, 0, Purpose::Noise))
+            noise_force(
+                params.noise,
+                dt,
+                draw_unit(seed, step, id, 0, Purpose::Noise),
+            )
         } else {
             Vec2::ZERO
         };
@@ -293,7 +306,10 @@ mod tests {
     #[test]
     fn truncate_and_unit_follow_the_spec() {
         assert_eq!(truncate(Vec2::new(3.0, 4.0), 10.0), Vec2::new(3.0, 4.0));
-        assert!(close(truncate(Vec2::new(30.0, 40.0), 10.0), Vec2::new(6.0, 8.0)));
+        assert!(close(
+            truncate(Vec2::new(30.0, 40.0), 10.0),
+            Vec2::new(6.0, 8.0)
+        ));
         assert_eq!(truncate(Vec2::ZERO, 0.0), Vec2::ZERO);
         assert_eq!(unit(Vec2::new(1e-7, 0.0)), Vec2::ZERO);
         assert!(close(unit(Vec2::new(0.0, -5.0)), Vec2::new(0.0, -1.0)));
@@ -323,7 +339,11 @@ mod tests {
         // outside r_sep (25) but inside r_ali = r_coh = 50.
         let p = params();
         let v = Vec2::new(0.0, 100.0);
-        let s = sums_of(v, &[(Vec2::new(30.0, 0.0), Vec2::new(100.0, 0.0), true)], &p);
+        let s = sums_of(
+            v,
+            &[(Vec2::new(30.0, 0.0), Vec2::new(100.0, 0.0), true)],
+            &p,
+        );
         assert_eq!((s.n_sep, s.n_ali, s.n_coh), (0, 1, 1));
         // Alignment: unit(v̄)·180 − v = (180, −100); |·| = 205.9 > 180 → ×180/205.9.
         let want = Vec2::new(180.0, -100.0) * (180.0 / Vec2::new(180.0, -100.0).length());
@@ -370,12 +390,20 @@ mod tests {
         let p = params();
         let v = Vec2::new(50.0, 0.0);
         let s = FlockSums::default();
-        for model in [SteeringModel::Shiffman, SteeringModel::Hybrid, SteeringModel::Adams] {
+        for model in [
+            SteeringModel::Shiffman,
+            SteeringModel::Hybrid,
+            SteeringModel::Adams,
+        ] {
             assert_eq!(flocking_force(model, &s, v, &p, 1.0), Vec2::ZERO);
         }
         let s = sums_of(v, &[(Vec2::ZERO, Vec2::new(1.0, 1.0), true)], &p);
         assert_eq!(s.n_sep, 1);
-        for model in [SteeringModel::Shiffman, SteeringModel::Hybrid, SteeringModel::Adams] {
+        for model in [
+            SteeringModel::Shiffman,
+            SteeringModel::Hybrid,
+            SteeringModel::Adams,
+        ] {
             assert!(flocking_force(model, &s, v, &p, 1.0).is_finite());
         }
     }
@@ -404,7 +432,11 @@ mod tests {
         let f = flocking_force(SteeringModel::Hybrid, &s, v, &p, 1.0);
         assert!(close(f, Vec2::new(-4.5, -6.0)), "{f}");
         // Same-swarm neighbour moving −x: alignment (−360, 0) alone exceeds F_max → clamped.
-        let s = sums_of(v, &[(Vec2::new(0.0, 40.0), Vec2::new(-180.0, 0.0), true)], &p);
+        let s = sums_of(
+            v,
+            &[(Vec2::new(0.0, 40.0), Vec2::new(-180.0, 0.0), true)],
+            &p,
+        );
         let f = flocking_force(SteeringModel::Hybrid, &s, v, &p, 1.0);
         assert!((f.length() - 180.0).abs() < 1e-3, "{f}");
     }
@@ -439,7 +471,11 @@ mod tests {
     fn gain_scales_the_weights() {
         let p = params();
         let v = Vec2::new(100.0, 0.0);
-        let s = sums_of(v, &[(Vec2::new(30.0, 0.0), Vec2::new(0.0, 100.0), true)], &p);
+        let s = sums_of(
+            v,
+            &[(Vec2::new(30.0, 0.0), Vec2::new(0.0, 100.0), true)],
+            &p,
+        );
         let full = flocking_force(SteeringModel::Shiffman, &s, v, &p, 1.0);
         let half = flocking_force(SteeringModel::Shiffman, &s, v, &p, 0.5);
         assert!(close(half * 2.0, full));

@@ -149,7 +149,12 @@ impl Sample {
                 g.alive, g.susceptible, g.infected, g.recovered, g.dead, g.born, g.caught
             );
             fmt_opt(&mut out, g.pct_infected());
-            for v in [g.polarisation, g.cohesion_px, g.rms_separation_px, g.nearest_neighbour_px] {
+            for v in [
+                g.polarisation,
+                g.cohesion_px,
+                g.rms_separation_px,
+                g.nearest_neighbour_px,
+            ] {
                 out.push(',');
                 fmt_opt(&mut out, v);
             }
@@ -274,7 +279,11 @@ impl Groups {
 
 /// Number of flocks per swarm: connected groups of same-swarm boids linked when closer than
 /// their swarm's alignment radius.
-pub fn flock_counts(index: &impl NeighbourIndex, snapshot: &Snapshot, config: &SimConfig) -> [u64; 3] {
+pub fn flock_counts(
+    index: &impl NeighbourIndex,
+    snapshot: &Snapshot,
+    config: &SimConfig,
+) -> [u64; 3] {
     let n = snapshot.len();
     let mut groups = Groups::new(n);
     for i in 0..n {
@@ -314,7 +323,9 @@ pub fn measure(
     let mut points: Vec<Vec2> = Vec::new();
     for swarm in Swarm::ALL {
         let k = swarm.index();
-        let slots: Vec<usize> = (0..snapshot.len()).filter(|&i| snapshot.swarm[i] == swarm).collect();
+        let slots: Vec<usize> = (0..snapshot.len())
+            .filter(|&i| snapshot.swarm[i] == swarm)
+            .collect();
         let g = &mut sample.swarms[k];
         g.alive = slots.len() as u64;
         for &i in &slots {
@@ -342,8 +353,13 @@ pub fn measure(
         g.nearest_neighbour_px =
             (!nn.is_empty()).then(|| nn.iter().map(|&d| d as f64).sum::<f64>() / nn.len() as f64);
         g.flocks = Some(flocks[k]);
-        g.mean_speed_px_s =
-            Some(slots.iter().map(|&i| snapshot.vel[i].length() as f64).sum::<f64>() / slots.len() as f64);
+        g.mean_speed_px_s = Some(
+            slots
+                .iter()
+                .map(|&i| snapshot.vel[i].length() as f64)
+                .sum::<f64>()
+                / slots.len() as f64,
+        );
     }
     let o = &mut sample.overall;
     for g in &sample.swarms {
@@ -399,12 +415,22 @@ fn record_metrics(
     log.last_infected = Some((now, infected));
 
     let half_step = 0.5 * config.dt;
-    let already = log.samples.last().is_some_and(|s| (s.time_s - now).abs() < 1e-9);
+    let already = log
+        .samples
+        .last()
+        .is_some_and(|s| (s.time_s - now).abs() < 1e-9);
     let due = now >= log.next_due - half_step || (*mode == StepMode::Observe && !already);
     if !due || already {
         return;
     }
-    let sample = measure(now, snapshot, &neighbours.index(), &config, &tally, log.growth_rate);
+    let sample = measure(
+        now,
+        snapshot,
+        &neighbours.index(),
+        &config,
+        &tally,
+        log.growth_rate,
+    );
     log.samples.push(sample);
     while log.next_due <= now + half_step {
         log.next_due += config.sample_every;
@@ -415,8 +441,8 @@ fn record_metrics(
 mod tests {
     use super::*;
     use crate::sim::agent::Disease;
-    use crate::sim::neighbours::{AllBackends, Row};
     use crate::sim::config::IndexKind;
+    use crate::sim::neighbours::{AllBackends, Row};
 
     fn snapshot(space: Space, pts: &[(Vec2, Vec2, Swarm)]) -> Snapshot {
         let rows = pts
@@ -436,7 +462,10 @@ mod tests {
 
     #[test]
     fn polarisation_extremes() {
-        assert_eq!(polarisation([Vec2::X * 3.0, Vec2::X, Vec2::X * 9.0]), Some(1.0));
+        assert_eq!(
+            polarisation([Vec2::X * 3.0, Vec2::X, Vec2::X * 9.0]),
+            Some(1.0)
+        );
         let p = polarisation([Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y]).unwrap();
         assert!(p < 1e-6);
         assert_eq!(polarisation(std::iter::empty()), None);
@@ -461,7 +490,7 @@ mod tests {
             space,
             &[
                 (Vec2::new(10.0, 10.0), Vec2::X, n),
-                (Vec2::new(990.0, 10.0), Vec2::X, n),  // 20 px across the seam
+                (Vec2::new(990.0, 10.0), Vec2::X, n), // 20 px across the seam
                 (Vec2::new(500.0, 500.0), Vec2::X, n), // far away: its own flock
                 (Vec2::new(12.0, 10.0), Vec2::X, Swarm::Doctor), // other swarm: ignored
             ],
@@ -472,7 +501,10 @@ mod tests {
             let idx = b.get(kind);
             assert!((nearest_same_swarm(&idx, &b.snapshot, 0, 50.0).unwrap() - 20.0).abs() < 1e-3);
             let far = nearest_same_swarm(&idx, &b.snapshot, 2, 50.0).unwrap();
-            assert!((far - Vec2::new(490.0, 490.0).length()).abs() < 0.5, "{far}");
+            assert!(
+                (far - Vec2::new(490.0, 490.0).length()).abs() < 0.5,
+                "{far}"
+            );
             assert_eq!(nearest_same_swarm(&idx, &b.snapshot, 3, 50.0), None);
             assert_eq!(flock_counts(&idx, &b.snapshot, &config), [2, 1, 0]);
         }

@@ -22,7 +22,14 @@ pub struct SpeedBand {
 
 /// One semi-implicit Euler step: `v ← truncate(v + F·dt, v_max)`; if `|v| < v_min` rescale to
 /// `v_min`; `p ← p + v·dt`; then the boundary. Returns the new `(p, v)`.
-pub fn integrate(p: Vec2, v: Vec2, force: Vec2, dt: f32, band: SpeedBand, space: &Space) -> (Vec2, Vec2) {
+pub fn integrate(
+    p: Vec2,
+    v: Vec2,
+    force: Vec2,
+    dt: f32,
+    band: SpeedBand,
+    space: &Space,
+) -> (Vec2, Vec2) {
     let mut v_new = truncate(v + force * dt, band.max);
     let speed = v_new.length();
     if speed < band.min {
@@ -64,7 +71,14 @@ fn move_boids(
     boids
         .par_iter_mut()
         .for_each(|(mut pos, mut vel, swarm, steering)| {
-            let (p, v) = integrate(pos.0, vel.0, steering.total(), dt, bands[swarm.index()], &space);
+            let (p, v) = integrate(
+                pos.0,
+                vel.0,
+                steering.total(),
+                dt,
+                bands[swarm.index()],
+                &space,
+            );
             pos.0 = p;
             vel.0 = v;
         });
@@ -89,7 +103,14 @@ mod tests {
     fn one_step_by_hand() {
         // v = (100, 0), F = (0, 60), dt = 1/60: v' = (100, 1), p' = p + v'/60.
         let space = Space::torus(1920.0, 1080.0);
-        let (p, v) = integrate(Vec2::new(10.0, 10.0), Vec2::new(100.0, 0.0), Vec2::new(0.0, 60.0), 1.0 / 60.0, BAND, &space);
+        let (p, v) = integrate(
+            Vec2::new(10.0, 10.0),
+            Vec2::new(100.0, 0.0),
+            Vec2::new(0.0, 60.0),
+            1.0 / 60.0,
+            BAND,
+            &space,
+        );
         assert!(close(v, Vec2::new(100.0, 1.0)));
         assert!(close(p, Vec2::new(10.0 + 100.0 / 60.0, 10.0 + 1.0 / 60.0)));
     }
@@ -97,7 +118,14 @@ mod tests {
     #[test]
     fn speed_is_capped_at_v_max() {
         let space = Space::torus(1920.0, 1080.0);
-        let (_, v) = integrate(Vec2::ZERO, Vec2::new(180.0, 0.0), Vec2::new(600.0, 0.0), 0.1, BAND, &space);
+        let (_, v) = integrate(
+            Vec2::ZERO,
+            Vec2::new(180.0, 0.0),
+            Vec2::new(600.0, 0.0),
+            0.1,
+            BAND,
+            &space,
+        );
         assert!(close(v, Vec2::new(180.0, 0.0)));
     }
 
@@ -105,11 +133,25 @@ mod tests {
     fn a_boid_below_v_min_is_rescaled_keeping_heading() {
         // v = (30, 40) (|v| = 50 < 54), no force: v' = (30, 40)·54/50 = (32.4, 43.2).
         let space = Space::torus(1920.0, 1080.0);
-        let (p, v) = integrate(Vec2::new(100.0, 100.0), Vec2::new(30.0, 40.0), Vec2::ZERO, 0.5, BAND, &space);
+        let (p, v) = integrate(
+            Vec2::new(100.0, 100.0),
+            Vec2::new(30.0, 40.0),
+            Vec2::ZERO,
+            0.5,
+            BAND,
+            &space,
+        );
         assert!(close(v, Vec2::new(32.4, 43.2)));
         assert!(close(p, Vec2::new(116.2, 121.6)));
         // Brought exactly to rest: the previous heading is kept.
-        let (_, v) = integrate(Vec2::ZERO, Vec2::new(0.0, 60.0), Vec2::new(0.0, -120.0), 0.5, BAND, &space);
+        let (_, v) = integrate(
+            Vec2::ZERO,
+            Vec2::new(0.0, 60.0),
+            Vec2::new(0.0, -120.0),
+            0.5,
+            BAND,
+            &space,
+        );
         assert!(close(v, Vec2::new(0.0, 54.0)), "{v}");
     }
 
@@ -117,14 +159,28 @@ mod tests {
     fn a_boid_at_the_seam_wraps() {
         // At x = 1919 moving +x at 120 px/s for 1/60 s: x = 1921 → 1.
         let space = Space::torus(1920.0, 1080.0);
-        let (p, v) = integrate(Vec2::new(1919.0, 540.0), Vec2::new(120.0, 0.0), Vec2::ZERO, 1.0 / 60.0, BAND, &space);
+        let (p, v) = integrate(
+            Vec2::new(1919.0, 540.0),
+            Vec2::new(120.0, 0.0),
+            Vec2::ZERO,
+            1.0 / 60.0,
+            BAND,
+            &space,
+        );
         assert!(close(p, Vec2::new(1.0, 540.0)), "{p}");
         assert_eq!(v, Vec2::new(120.0, 0.0));
         let walls = Space {
             boundary: crate::sim::space::Boundary::Bounce,
             ..space
         };
-        let (p, v) = integrate(Vec2::new(1919.0, 540.0), Vec2::new(120.0, 0.0), Vec2::ZERO, 1.0 / 60.0, BAND, &walls);
+        let (p, v) = integrate(
+            Vec2::new(1919.0, 540.0),
+            Vec2::new(120.0, 0.0),
+            Vec2::ZERO,
+            1.0 / 60.0,
+            BAND,
+            &walls,
+        );
         assert!(close(p, Vec2::new(1919.0, 540.0)), "{p}");
         assert_eq!(v, Vec2::new(-120.0, 0.0));
     }
@@ -168,8 +224,12 @@ mod tests {
             let (mut pos, mut v) = (Vec2::new(500.0, 500.0), Vec2::new(p.max_speed, 0.0));
             let mut t = 0.0f32;
             while v.x > 1e-3 && t < 10.0 {
-                let f = p.alignment_weight * steer(Vec2::new(-1.0, 0.0), v, p.max_speed, p.max_force);
-                assert!((f.length() - p.max_force).abs() < 1e-3, "saturated while moving forward");
+                let f =
+                    p.alignment_weight * steer(Vec2::new(-1.0, 0.0), v, p.max_speed, p.max_force);
+                assert!(
+                    (f.length() - p.max_force).abs() < 1e-3,
+                    "saturated while moving forward"
+                );
                 (pos, v) = integrate(pos, v, f, dt, band, &space);
                 t += dt;
             }

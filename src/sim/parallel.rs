@@ -10,7 +10,10 @@ const MIN_PARALLEL: usize = 256;
 
 /// Maps `f` over contiguous chunks of `0..n` in parallel and concatenates the chunk results in
 /// order.
-pub fn map_chunks<T: Send + 'static>(n: usize, f: impl Fn(Range<usize>) -> Vec<T> + Sync) -> Vec<T> {
+pub fn map_chunks<T: Send + 'static>(
+    n: usize,
+    f: impl Fn(Range<usize>) -> Vec<T> + Sync,
+) -> Vec<T> {
     if n < MIN_PARALLEL {
         return f(0..n);
     }

@@ -93,7 +93,11 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
             Swarm::Doctor => pop.p_offspring_doctor,
             _ => pop.p_offspring_normal,
         };
-        if infected { p * pop.infected_offspring_factor } else { p }
+        if infected {
+            p * pop.infected_offspring_factor
+        } else {
+            p
+        }
     }
 
     /// The newborns of this step and the slots that bred (both parents), in id order.
@@ -120,16 +124,17 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                 continue;
             }
             let mut partners: Vec<(usize, Vec2)> = Vec::new();
-            self.index.for_each_within(s.pos[i], cfg.epidemic.r_interact(swarm), |j, off| {
-                if j > i
-                    && !bred[j]
-                    && s.swarm[j] == swarm
-                    && self.breeding[j].sex != self.breeding[i].sex
-                    && self.breeding[j].ready_at <= self.now
-                {
-                    partners.push((j, off));
-                }
-            });
+            self.index
+                .for_each_within(s.pos[i], cfg.epidemic.r_interact(swarm), |j, off| {
+                    if j > i
+                        && !bred[j]
+                        && s.swarm[j] == swarm
+                        && self.breeding[j].sex != self.breeding[i].sex
+                        && self.breeding[j].ready_at <= self.now
+                    {
+                        partners.push((j, off));
+                    }
+                });
             partners.sort_unstable_by_key(|p| p.0);
             for (j, offset) in partners {
                 if draw_unit(cfg.seed, self.step, s.id[i], s.id[j], Purpose::Offspring) >= p_step {
@@ -148,7 +153,11 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                 let speed = cfg.swarms.get(swarm).max_speed;
                 for _ in 0..size {
                     let heading = rng.random::<f32>() * TAU;
-                    let sex = if rng.random::<bool>() { Sex::Male } else { Sex::Female };
+                    let sex = if rng.random::<bool>() {
+                        Sex::Male
+                    } else {
+                        Sex::Female
+                    };
                     newborns.push(Newborn {
                         parents: (i, j),
                         swarm,
@@ -171,20 +180,18 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_event::<Born>()
-        .add_event::<Promoted>()
-        .add_systems(
-            FixedUpdate,
-            (
-                age_boids,
-                (breed, promote_to_doctors)
-                    .chain()
-                    .run_if(|c: Res<SimConfig>| c.population.enabled),
-            )
+    app.add_event::<Born>().add_event::<Promoted>().add_systems(
+        FixedUpdate,
+        (
+            age_boids,
+            (breed, promote_to_doctors)
                 .chain()
-                .in_set(SimSystems::Population)
-                .run_if(stepping),
-        );
+                .run_if(|c: Res<SimConfig>| c.population.enabled),
+        )
+            .chain()
+            .in_set(SimSystems::Population)
+            .run_if(stepping),
+    );
 }
 
 fn age_boids(time: Res<Time>, mut boids: Query<&mut Health>) {
@@ -192,7 +199,6 @@ fn age_boids(time: Res<Time>, mut boids: Query<&mut Health>) {
     boids.par_iter_mut().for_each(|mut h| h.age += dt);
 }
 
-#[allow(clippy::too_many_arguments)]
 fn breed(
     config: Res<SimConfig>,
     clock: Res<SimClock>,
@@ -319,11 +325,21 @@ mod tests {
                 pos,
                 vel: Vec2::X,
                 swarm: Swarm::Normal,
-                disease: if sick { Disease::Infected { since: 0.0 } } else { Disease::Susceptible },
+                disease: if sick {
+                    Disease::Infected { since: 0.0 }
+                } else {
+                    Disease::Susceptible
+                },
             })
             .collect();
-        let b = AllBackends::new(Snapshot::from_rows(Space::torus(1000.0, 1000.0), rows), 50.0);
-        let breeding = sexes.iter().map(|&(_, sex, _)| Breeding { sex, ready_at: 0.0 }).collect();
+        let b = AllBackends::new(
+            Snapshot::from_rows(Space::torus(1000.0, 1000.0), rows),
+            50.0,
+        );
+        let breeding = sexes
+            .iter()
+            .map(|&(_, sex, _)| Breeding { sex, ready_at: 0.0 })
+            .collect();
         (b, breeding)
     }
 
@@ -349,11 +365,22 @@ mod tests {
         ]);
         let c = config(1.0, 1000);
         let idx = b.get(IndexKind::Kdtree);
-        let step = BreedingStep { snapshot: &b.snapshot, index: &idx, breeding: &breeding, config: &c, step: 0, now: 0.0, dt: 0.1 };
+        let step = BreedingStep {
+            snapshot: &b.snapshot,
+            index: &idx,
+            breeding: &breeding,
+            config: &c,
+            step: 0,
+            now: 0.0,
+            dt: 0.1,
+        };
         let (kids, bred) = step.decide();
         assert_eq!(bred, vec![0, 1]);
         assert_eq!(kids.len(), 2);
-        assert!(kids.iter().all(|k| (k.position - Vec2::new(110.0, 100.0)).length() < 1e-3 && !k.infected));
+        assert!(
+            kids.iter()
+                .all(|k| (k.position - Vec2::new(110.0, 100.0)).length() < 1e-3 && !k.infected)
+        );
     }
 
     #[test]
@@ -364,12 +391,31 @@ mod tests {
         ]);
         let idx = b.get(IndexKind::Kdtree);
         let c = config(1.0, 3);
-        let step = BreedingStep { snapshot: &b.snapshot, index: &idx, breeding: &breeding, config: &c, step: 0, now: 0.0, dt: 0.1 };
+        let step = BreedingStep {
+            snapshot: &b.snapshot,
+            index: &idx,
+            breeding: &breeding,
+            config: &c,
+            step: 0,
+            now: 0.0,
+            dt: 0.1,
+        };
         let (kids, _) = step.decide();
         assert_eq!(kids.len(), 1, "cap of 3 leaves room for one");
         assert!(kids[0].infected, "both parents infected, p_infect = 1");
         breeding[0].ready_at = 5.0;
-        let step = BreedingStep { snapshot: &b.snapshot, index: &idx, breeding: &breeding, config: &c, step: 0, now: 0.0, dt: 0.1 };
-        assert!(step.decide().0.is_empty(), "a parent in cooldown does not breed");
+        let step = BreedingStep {
+            snapshot: &b.snapshot,
+            index: &idx,
+            breeding: &breeding,
+            config: &c,
+            step: 0,
+            now: 0.0,
+            dt: 0.1,
+        };
+        assert!(
+            step.decide().0.is_empty(),
+            "a parent in cooldown does not breed"
+        );
     }
 }

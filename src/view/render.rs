@@ -1,13 +1,11 @@
-//! Drawing the world: a 2D camera that fits the world in the window (and keeps fitting it when
-//! the window is resized), and every boid as a small triangle pointing along its velocity,
-//! coloured by swarm and tinted by health. Visuals are attached by an observer when a boid
-//! appears, so spawning never knows about rendering. Runs in `Update`.
+//! Drawing the boids: every boid is a small triangle pointing along its velocity, coloured by
+//! swarm (Normal green, Doctor blue, Antivax orange) and tinted by health (infected red,
+//! recovered grey). Visuals are attached by an observer when a boid appears, so spawning never
+//! knows about rendering. Runs in `Update`.
 
 use bevy::prelude::*;
-use bevy::render::camera::ScalingMode;
 
 use crate::sim::agent::{Boid, Health, Position, Swarm, Velocity};
-use crate::sim::config::SimConfig;
 
 /// Boid triangle length, px (world units).
 pub const BOID_LENGTH: f32 = 9.0;
@@ -84,20 +82,15 @@ impl BoidVisuals {
     }
 }
 
-/// Marks the main world camera.
-#[derive(Component)]
-pub struct WorldCamera;
-
 pub(super) fn plugin(app: &mut App) {
     app.insert_resource(ClearColor(BACKGROUND))
-        .add_systems(Startup, setup)
+        .add_systems(Startup, create_visuals)
         .add_observer(attach_visuals)
-        .add_systems(Update, (fit_world_on_resize, sync_boids));
+        .add_systems(Update, sync_boids);
 }
 
-fn setup(
+fn create_visuals(
     mut commands: Commands,
-    config: Res<SimConfig>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<ColorMaterial>>,
 ) {
@@ -110,41 +103,6 @@ fn setup(
     let materials =
         Swarm::ALL.map(|s| tints.map(|t| materials.add(ColorMaterial::from(boid_colour(s, t)))));
     commands.insert_resource(BoidVisuals { mesh, materials });
-    let size = config.space().size();
-    commands.spawn((
-        Name::new("World camera"),
-        WorldCamera,
-        Camera2d,
-        fit_projection(size),
-        Transform::from_translation((size * 0.5).extend(0.0)),
-    ));
-}
-
-/// An orthographic projection that always shows the whole world, whatever the window shape.
-pub fn fit_projection(world: Vec2) -> Projection {
-    Projection::Orthographic(OrthographicProjection {
-        scaling_mode: ScalingMode::AutoMin {
-            min_width: world.x,
-            min_height: world.y,
-        },
-        ..OrthographicProjection::default_2d()
-    })
-}
-
-/// Keeps the projection's fitted area equal to the world size when the config changes.
-fn fit_world_on_resize(config: Res<SimConfig>, mut cameras: Query<&mut Projection, With<WorldCamera>>) {
-    if !config.is_changed() {
-        return;
-    }
-    let size = config.space().size();
-    for mut projection in &mut cameras {
-        if let Projection::Orthographic(ortho) = &mut *projection {
-            ortho.scaling_mode = ScalingMode::AutoMin {
-                min_width: size.x,
-                min_height: size.y,
-            };
-        }
-    }
 }
 
 fn attach_visuals(

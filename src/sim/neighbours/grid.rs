@@ -37,7 +37,8 @@ impl Grid {
         let n = snapshot.len();
         let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
         let mut cell = cell.max(1e-3);
-        while ((space.width / cell).floor() as usize).max(1) * ((space.height / cell).floor() as usize).max(1)
+        while ((space.width / cell).floor() as usize).max(1)
+            * ((space.height / cell).floor() as usize).max(1)
             > budget
         {
             cell *= 1.5;
@@ -109,7 +110,11 @@ impl Grid {
         if self.slot.is_empty() || radius <= 0.0 {
             return;
         }
-        debug_assert_eq!(self.slot.len(), snapshot.len(), "grid built from another snapshot");
+        debug_assert_eq!(
+            self.slot.len(),
+            snapshot.len(),
+            "grid built from another snapshot"
+        );
         let (cx, cy) = self.cell_xy(space.confine(centre, Vec2::ZERO).0);
         let kx = (radius / self.cell_w).ceil() as usize;
         let ky = (radius / self.cell_h).ceil() as usize;
@@ -149,7 +154,11 @@ impl Span {
 fn span(c: usize, k: usize, n: usize, wrap: bool) -> Span {
     if wrap {
         if 2 * k + 1 >= n {
-            Span { first: 0, len: n, n }
+            Span {
+                first: 0,
+                len: n,
+                n,
+            }
         } else {
             Span {
                 first: c as isize - k as isize,

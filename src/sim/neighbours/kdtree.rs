@@ -69,7 +69,9 @@ impl NeighbourIndex for KdTree<'_> {
         };
         // Pruning is conservative (a small margin); the exact test is the shared predicate.
         let reach = radius * (1.0 + 1e-5) + 1e-3;
-        walk(self, self.items, 0, bounds, centre, radius, reach, &mut visit);
+        walk(
+            self, self.items, 0, bounds, centre, radius, reach, &mut visit,
+        );
     }
 }
 
@@ -88,7 +90,6 @@ fn axis_gap(c: f32, lo: f32, hi: f32, l: f32, wrap: bool) -> f32 {
     direct.min(around.max(0.0))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn walk(
     tree: &KdTree<'_>,
     items: &[Point2],
@@ -114,10 +115,10 @@ fn walk(
     let mid = items.len() / 2;
     let item = &items[mid];
     let offset = space.displacement(centre, item.vec);
-    if offset.length_squared() < radius * radius {
-        if let Some(slot) = item.entity.and_then(|e| tree.snapshot.slot_of(e)) {
-            visit(slot, offset);
-        }
+    if offset.length_squared() < radius * radius
+        && let Some(slot) = item.entity.and_then(|e| tree.snapshot.slot_of(e))
+    {
+        visit(slot, offset);
     }
     let axis = depth % 2;
     let split = item.vec[axis];
@@ -125,8 +126,65 @@ fn walk(
     let mut upper = bounds;
     lower.hi[axis] = split;
     upper.lo[axis] = split;
-    walk(tree, &items[..mid], depth + 1, lower, centre, radius, reach, visit);
-    walk(tree, &items[mid + 1..], depth + 1, upper, centre, radius, reach, visit);
+    walk(
+        tree,
+        &items[..mid],
+        depth + 1,
+        lower,
+        centre,
+        radius,
+        reach,
+        visit,
+    );
+    walk(
+        tree,
+        &items[mid + 1..],
+        depth + 1,
+        upper,
+        centre,
+        radius,
+        reach,
+        visit,
+    );
+}
+
+/// The splitting lines of the tree down to `max_depth`, clipped to the world (for drawing).
+pub fn splits(tree: &KDTree2<Boid>, space: &Space, max_depth: usize) -> Vec<(Vec2, Vec2)> {
+    fn go(
+        items: &[Point2],
+        depth: usize,
+        max: usize,
+        lo: Vec2,
+        hi: Vec2,
+        out: &mut Vec<(Vec2, Vec2)>,
+    ) {
+        if items.is_empty() || depth >= max {
+            return;
+        }
+        let mid = items.len() / 2;
+        let axis = depth % 2;
+        let split = items[mid].vec[axis];
+        let (mut lower_hi, mut upper_lo) = (hi, lo);
+        lower_hi[axis] = split;
+        upper_lo[axis] = split;
+        out.push(if axis == 0 {
+            (Vec2::new(split, lo.y), Vec2::new(split, hi.y))
+        } else {
+            (Vec2::new(lo.x, split), Vec2::new(hi.x, split))
+        });
+        go(&items[..mid], depth + 1, max, lo, lower_hi, out);
+        go(&items[mid + 1..], depth + 1, max, upper_lo, hi, out);
+    }
+    let mut out = Vec::new();
+    go(
+        tree.tree.items(),
+        0,
+        max_depth,
+        Vec2::ZERO,
+        space.size(),
+        &mut out,
+    );
+    out
 }
 
 #[cfg(test)]
@@ -153,7 +211,11 @@ mod tests {
         let mut tree = KDTree2::<Boid>::default();
         rebuild(&mut tree, &snapshot);
         let view = KdTree::new(&tree, &snapshot);
-        for q in [Vec2::new(500.0, 500.0), Vec2::new(300.0, 620.0), Vec2::new(777.0, 222.0)] {
+        for q in [
+            Vec2::new(500.0, 500.0),
+            Vec2::new(300.0, 620.0),
+            Vec2::new(777.0, 222.0),
+        ] {
             let mut theirs: Vec<usize> = tree
                 .within_distance(q, 60.0)
                 .into_iter()

@@ -11,7 +11,7 @@ mod kdtree;
 
 pub use brute::Brute;
 pub use grid::Grid;
-pub use kdtree::KdTree;
+pub use kdtree::{KdTree, splits as kd_splits};
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -186,7 +186,27 @@ pub struct Neighbours<'w> {
 impl Neighbours<'_> {
     /// The index to query.
     pub fn index(&self) -> IndexRef<'_> {
-        index_ref(self.state.kind, &self.snapshot, &self.kdtree, &self.state.grid)
+        index_ref(
+            self.state.kind,
+            &self.snapshot,
+            &self.kdtree,
+            &self.state.grid,
+        )
+    }
+
+    /// The backend the index was built with.
+    pub fn kind(&self) -> IndexKind {
+        self.state.kind
+    }
+
+    /// The KD-tree resource (meaningful when `kind()` is `Kdtree`).
+    pub fn kdtree(&self) -> &KDTree2<Boid> {
+        &self.kdtree
+    }
+
+    /// The grid (meaningful when `kind()` is `Grid`).
+    pub fn grid(&self) -> &Grid {
+        &self.state.grid
     }
 }
 
@@ -308,11 +328,19 @@ mod tests {
         let mut rows = Vec::new();
         for i in 0..n {
             // A third of the points hug an edge or a corner, where wrap-around matters.
-            let mut p = Vec2::new(rng.random::<f32>() * space.width, rng.random::<f32>() * space.height);
+            let mut p = Vec2::new(
+                rng.random::<f32>() * space.width,
+                rng.random::<f32>() * space.height,
+            );
             match i % 6 {
                 0 => p.x = rng.random::<f32>() * 3.0,
                 1 => p.y = space.height - rng.random::<f32>() * 3.0,
-                2 => p = Vec2::new(space.width - rng.random::<f32>() * 2.0, rng.random::<f32>() * 2.0),
+                2 => {
+                    p = Vec2::new(
+                        space.width - rng.random::<f32>() * 2.0,
+                        rng.random::<f32>() * 2.0,
+                    )
+                }
                 _ => {}
             }
             let p = space.confine(p, Vec2::ZERO).0;
@@ -356,15 +384,28 @@ mod tests {
                 height: h,
                 boundary,
             };
-            for (n, cell) in [(0usize, 25.0), (1, 25.0), (7, 50.0), (400, 25.0), (900, 60.0)] {
-                let b = AllBackends::new(random_snapshot(space, n, seed as u64 * 100 + n as u64), cell);
+            for (n, cell) in [
+                (0usize, 25.0),
+                (1, 25.0),
+                (7, 50.0),
+                (400, 25.0),
+                (900, 60.0),
+            ] {
+                let b = AllBackends::new(
+                    random_snapshot(space, n, seed as u64 * 100 + n as u64),
+                    cell,
+                );
                 let mut rng = rand_pcg::Pcg64::seed_from_u64(seed as u64);
                 for q in 0..60 {
                     let centre = if q % 2 == 0 && n > 0 {
                         b.snapshot.pos[q % n]
                     } else {
                         let p = Vec2::new(rng.random::<f32>() * w, rng.random::<f32>() * h);
-                        if q % 3 == 0 { Vec2::new(w - 0.5, 0.25) } else { p }
+                        if q % 3 == 0 {
+                            Vec2::new(w - 0.5, 0.25)
+                        } else {
+                            p
+                        }
                     };
                     let half = 0.5 * w.min(h);
                     for radius in [0.0, 1.0, 10.0, 25.0, 50.0, 120.0, half - 0.01] {
@@ -374,7 +415,10 @@ mod tests {
                         let want = b.get(IndexKind::Brute).within(centre, radius);
                         for kind in [IndexKind::Kdtree, IndexKind::Grid] {
                             let got = b.get(kind).within(centre, radius);
-                            assert_eq!(got, want, "{kind:?} n={n} r={radius} at {centre} in {w}x{h} {boundary:?}");
+                            assert_eq!(
+                                got, want,
+                                "{kind:?} n={n} r={radius} at {centre} in {w}x{h} {boundary:?}"
+                            );
                         }
                         checked += 1;
                     }
@@ -388,10 +432,15 @@ mod tests {
     fn offsets_are_minimum_image_and_identical_across_backends() {
         let space = Space::torus(200.0, 100.0);
         let b = AllBackends::new(random_snapshot(space, 300, 9), 30.0);
-        for centre in [Vec2::new(1.0, 1.0), Vec2::new(199.5, 50.0), Vec2::new(100.0, 99.9)] {
+        for centre in [
+            Vec2::new(1.0, 1.0),
+            Vec2::new(199.5, 50.0),
+            Vec2::new(100.0, 99.9),
+        ] {
             let collect = |kind| {
                 let mut v = Vec::new();
-                b.get(kind).for_each_within(centre, 30.0, |slot, off| v.push((slot, off)));
+                b.get(kind)
+                    .for_each_within(centre, 30.0, |slot, off| v.push((slot, off)));
                 v.sort_by_key(|x| x.0);
                 v
             };
@@ -429,7 +478,11 @@ mod tests {
         ];
         let b = AllBackends::new(Snapshot::from_rows(space, rows), 50.0);
         for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
-            assert_eq!(b.get(kind).within(Vec2::new(1.0, 1.0), 25.0), vec![0, 1], "{kind:?}");
+            assert_eq!(
+                b.get(kind).within(Vec2::new(1.0, 1.0), 25.0),
+                vec![0, 1],
+                "{kind:?}"
+            );
         }
     }
 }

@@ -1,0 +1,324 @@
+//! Run controls shared by the panel and the keyboard: pause/resume (Space), single step (S),
+//! reset with the same seed (R) or a new one (Shift+R), speed ×0.25…×8 (+/−), help (H or ?),
+//! panels (Tab), screenshot (F12), metrics export (E), scenario load/save. Both the panel and the
+//! keyboard send [`Action`]s; `perform_actions` carries them out in `Update`. Pause pauses
+//! `Time<Virtual>`; speed is its relative speed; a single step runs the fixed schedule once.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use bevy_egui::input::EguiWantsInput;
+
+use crate::sim::agent::ResetRequest;
+use crate::sim::clock::StepMode;
+use crate::sim::config::SimConfig;
+use crate::sim::metrics::{MetricsLog, Sample};
+use crate::sim::rng::mix64;
+
+/// Speed multipliers offered, slowest first.
+pub const SPEEDS: [f32; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
+/// How long a status message stays, s.
+const MESSAGE_SECONDS: f64 = 8.0;
+
+/// Something the user asked for.
+#[derive(Event, Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Pause or resume.
+    TogglePause,
+    /// Advance one simulation step (pauses first).
+    Step,
+    /// Restart the run; `new_seed` draws a fresh seed.
+    Reset {
+        /// Draw a new seed instead of reusing the current one.
+        new_seed: bool,
+    },
+    /// Next speed up.
+    Faster,
+    /// Next speed down.
+    Slower,
+    /// Set the speed multiplier.
+    SetSpeed(f32),
+    /// Save a PNG of the window.
+    Screenshot,
+    /// Write the run's metrics so far to a CSV file.
+    ExportCsv,
+    /// Show or hide the keyboard help.
+    ToggleHelp,
+    /// Show or hide the side panels.
+    TogglePanels,
+    /// Load a scenario file and restart.
+    LoadScenario(PathBuf),
+    /// Save the current config to a TOML file.
+    SaveConfig(PathBuf),
+}
+
+/// UI state of the run controls.
+#[derive(Resource, Debug)]
+pub struct RunControl {
+    /// Speed multiplier of simulated time.
+    pub speed: f32,
+    /// Steps to run while paused.
+    pub steps_requested: u32,
+    /// Whether the help overlay is open.
+    pub show_help: bool,
+    /// Whether the side panels are open.
+    pub panels: bool,
+    /// Last status line and when it was set (real seconds).
+    pub message: Option<(String, f64)>,
+    /// Screenshots taken this session.
+    shots: u32,
+}
+
+impl Default for RunControl {
+    fn default() -> Self {
+        Self {
+            speed: 1.0,
+            steps_requested: 0,
+            show_help: false,
+            panels: true,
+            message: None,
+            shots: 0,
+        }
+    }
+}
+
+impl RunControl {
+    /// The status line, if still fresh at real time `now`.
+    pub fn status(&self, now: f64) -> Option<&str> {
+        self.message
+            .as_ref()
+            .filter(|(_, at)| now - at < MESSAGE_SECONDS)
+            .map(|(m, _)| m.as_str())
+    }
+}
+
+/// The next speed in [`SPEEDS`] above (`up`) or below the current one.
+pub fn next_speed(current: f32, up: bool) -> f32 {
+    if up {
+        SPEEDS
+            .iter()
+            .copied()
+            .find(|&s| s > current + 1e-6)
+            .unwrap_or(SPEEDS[SPEEDS.len() - 1])
+    } else {
+        SPEEDS
+            .iter()
+            .rev()
+            .copied()
+            .find(|&s| s < current - 1e-6)
+            .unwrap_or(SPEEDS[0])
+    }
+}
+
+/// Writes samples as `metrics.csv` does.
+pub fn write_samples_csv(path: &Path, samples: &[Sample]) -> std::io::Result<()> {
+    let mut text = Sample::csv_header();
+    text.push('\n');
+    for s in samples {
+        text.push_str(&s.csv_row());
+        text.push('\n');
+    }
+    std::fs::write(path, text)
+}
+
+/// Saves the config so that `pandemic-boids run --scenario PATH` reproduces it.
+pub fn save_config(path: &Path, config: &SimConfig) -> std::io::Result<()> {
+    let header = "# Saved from the pandemic-boids panel; run it with\n# pandemic-boids run --scenario <this file> --out <folder>\n\n";
+    std::fs::write(path, format!("{header}{}", config.to_toml()))
+}
+
+fn fresh_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // Seeds must fit a TOML integer.
+    mix64(nanos) >> 1
+}
+
+fn stamp() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_event::<Action>()
+        .init_resource::<RunControl>()
+        .add_systems(Update, (read_keyboard, perform_actions).chain())
+        .add_systems(
+            RunFixedMainLoop,
+            run_requested_steps.in_set(RunFixedMainLoopSystem::BeforeFixedMainLoop),
+        );
+}
+
+fn read_keyboard(
+    keys: Res<ButtonInput<KeyCode>>,
+    wants: Option<Res<EguiWantsInput>>,
+    mut actions: EventWriter<Action>,
+) {
+    if wants.is_some_and(|w| w.wants_keyboard_input()) {
+        return;
+    }
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    for key in keys.get_just_pressed() {
+        let action = match key {
+            KeyCode::Space => Action::TogglePause,
+            KeyCode::KeyS => Action::Step,
+            KeyCode::KeyR => Action::Reset { new_seed: shift },
+            KeyCode::Equal | KeyCode::NumpadAdd | KeyCode::BracketRight => Action::Faster,
+            KeyCode::Minus | KeyCode::NumpadSubtract | KeyCode::BracketLeft => Action::Slower,
+            KeyCode::KeyH | KeyCode::Slash | KeyCode::F1 => Action::ToggleHelp,
+            KeyCode::Tab => Action::TogglePanels,
+            KeyCode::F12 => Action::Screenshot,
+            KeyCode::KeyE => Action::ExportCsv,
+            _ => continue,
+        };
+        actions.write(action);
+    }
+}
+
+fn perform_actions(
+    mut actions: EventReader<Action>,
+    mut control: ResMut<RunControl>,
+    mut virtual_time: ResMut<Time<Virtual>>,
+    real: Res<Time<Real>>,
+    mut config: ResMut<SimConfig>,
+    mut reset: ResMut<ResetRequest>,
+    log: Res<MetricsLog>,
+    mut commands: Commands,
+) {
+    let now = real.elapsed_secs_f64();
+    for action in actions.read() {
+        let message = match action {
+            Action::TogglePause => {
+                if virtual_time.is_paused() {
+                    virtual_time.unpause();
+                    None
+                } else {
+                    virtual_time.pause();
+                    Some("paused (Space resumes, S steps)".to_string())
+                }
+            }
+            Action::Step => {
+                virtual_time.pause();
+                control.steps_requested += 1;
+                None
+            }
+            Action::Reset { new_seed } => {
+                reset.pending = true;
+                reset.seed = new_seed.then(fresh_seed);
+                // While paused, show the new start at once (one observing step).
+                if virtual_time.is_paused() {
+                    control.steps_requested += 1;
+                }
+                Some(match reset.seed {
+                    Some(s) => format!("reset with new seed {s}"),
+                    None => format!("reset with seed {}", config.seed),
+                })
+            }
+            Action::Faster | Action::Slower | Action::SetSpeed(_) => {
+                control.speed = match action {
+                    Action::Faster => next_speed(control.speed, true),
+                    Action::Slower => next_speed(control.speed, false),
+                    Action::SetSpeed(s) => s.clamp(SPEEDS[0], SPEEDS[SPEEDS.len() - 1]),
+                    _ => unreachable!(),
+                };
+                virtual_time.set_relative_speed(control.speed);
+                Some(format!("speed ×{}", control.speed))
+            }
+            Action::Screenshot => {
+                control.shots += 1;
+                let path =
+                    PathBuf::from(format!("pandemic-boids-{}-{}.png", stamp(), control.shots));
+                let shown = std::path::absolute(&path).unwrap_or(path.clone());
+                commands
+                    .spawn(Screenshot::primary_window())
+                    .observe(save_to_disk(path));
+                Some(format!("screenshot saved to {}", shown.display()))
+            }
+            Action::ExportCsv => {
+                let path = PathBuf::from(format!(
+                    "pandemic-boids-metrics-seed{}-{}.csv",
+                    config.seed,
+                    stamp()
+                ));
+                let shown = std::path::absolute(&path).unwrap_or(path.clone());
+                Some(match write_samples_csv(&path, &log.samples) {
+                    Ok(()) => format!("{} rows exported to {}", log.samples.len(), shown.display()),
+                    Err(e) => format!("export failed: {}: {e}", shown.display()),
+                })
+            }
+            Action::ToggleHelp => {
+                control.show_help = !control.show_help;
+                None
+            }
+            Action::TogglePanels => {
+                control.panels = !control.panels;
+                None
+            }
+            Action::LoadScenario(path) => Some(match SimConfig::load(Some(path), &[]) {
+                Ok(new) => {
+                    *config = new;
+                    reset.pending = true;
+                    reset.seed = None;
+                    if virtual_time.is_paused() {
+                        control.steps_requested += 1;
+                    }
+                    format!("loaded {}", path.display())
+                }
+                Err(e) => e.to_string(),
+            }),
+            Action::SaveConfig(path) => Some(match save_config(path, &config) {
+                Ok(()) => format!(
+                    "saved {}",
+                    std::path::absolute(path).unwrap_or(path.clone()).display()
+                ),
+                Err(e) => format!("cannot save {}: {e}", path.display()),
+            }),
+        };
+        if let Some(m) = message {
+            info!("{m}");
+            control.message = Some((m, now));
+        }
+    }
+}
+
+/// Runs the steps asked for while paused: the fixed schedule once per step, with `Time` set to
+/// the fixed clock exactly as Bevy's own fixed loop does.
+fn run_requested_steps(world: &mut World) {
+    let pending = std::mem::take(&mut world.resource_mut::<RunControl>().steps_requested);
+    if pending == 0 {
+        return;
+    }
+    let observe_only = world.resource::<ResetRequest>().pending;
+    for _ in 0..pending {
+        if observe_only {
+            *world.resource_mut::<StepMode>() = StepMode::Observe;
+        }
+        let mut fixed = world.resource_mut::<Time<Fixed>>();
+        let step = fixed.timestep();
+        fixed.advance_by(step);
+        let generic = fixed.as_generic();
+        *world.resource_mut::<Time>() = generic;
+        world.run_schedule(bevy::app::FixedMain);
+        *world.resource_mut::<StepMode>() = StepMode::Full;
+    }
+    let generic = world.resource::<Time<Virtual>>().as_generic();
+    *world.resource_mut::<Time>() = generic;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_step_through_the_list_and_stop_at_the_ends() {
+        assert_eq!(next_speed(1.0, true), 2.0);
+        assert_eq!(next_speed(8.0, true), 8.0);
+        assert_eq!(next_speed(1.0, false), 0.5);
+        assert_eq!(next_speed(0.25, false), 0.25);
+        assert_eq!(next_speed(3.0, false), 2.0);
+    }
+}

@@ -1,0 +1,186 @@
+//! The command line as a user meets it: a good run writes its folder; every mistake (unknown
+//! flag, missing or broken scenario, bad key or value, bad --set, unwritable --out) is one line
+//! on stderr that names the problem, with a non-zero exit.
+#![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
+
+mod common;
+
+use std::fs;
+use std::process::{Command, Output};
+
+use common::{bin, scenarios};
+
+fn pb(args: &[&str]) -> Output {
+    Command::new(bin()).args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exactly one line on stderr, containing every `needle`, and exit code `code`.
+fn assert_one_line_error(o: &Output, code: i32, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "exit code; stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err:?}");
+    for n in needles {
+        assert!(err.contains(n), "{n:?} missing from {err:?}");
+    }
+}
+
+#[test]
+fn a_run_writes_its_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("nested").join("run");
+    let scenario = scenarios().join("default.toml");
+    let o = pb(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--duration",
+        "2",
+        "--sample-every",
+        "0.25",
+        "--set",
+        "swarms.normal.count=50",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("time_s,alive,"));
+    assert_eq!(lines.count(), 9, "rows at 0, 0.25, …, 2.0 s");
+    let config = fs::read_to_string(out.join("config.toml")).unwrap();
+    assert!(config.contains("seed = 3"), "{config}");
+    assert!(config.contains("count = 50"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["completed"], true);
+    assert_eq!(summary["seed"], 3);
+}
+
+#[test]
+fn unknown_flag() {
+    assert_one_line_error(
+        &pb(&["run", "--frobnicate", "--out", "x"]),
+        2,
+        &["--frobnicate"],
+    );
+    assert_one_line_error(&pb(&["--nope"]), 2, &["--nope"]);
+}
+
+#[test]
+fn missing_out_and_bad_numbers() {
+    assert_one_line_error(&pb(&["run"]), 2, &["--out"]);
+    assert_one_line_error(
+        &pb(&["run", "--duration", "abc", "--out", "x"]),
+        2,
+        &["abc"],
+    );
+    assert_one_line_error(&pb(&["run", "--dt", "-1", "--out", "x"]), 2, &["dt"]);
+    assert_one_line_error(
+        &pb(&["run", "--threads", "0", "--out", "x"]),
+        2,
+        &["threads"],
+    );
+}
+
+#[test]
+fn missing_scenario_file() {
+    let o = pb(&["run", "--scenario", "no/such/file.toml", "--out", "x"]);
+    assert_one_line_error(&o, 2, &["no/such/file.toml", "assets/scenarios"]);
+}
+
+#[test]
+fn broken_scenario_names_file_key_and_allowed_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("bad.toml");
+    let out = tmp.path().join("out");
+    for (text, needles) in [
+        (
+            "[swarms.normal]\ncont = 3\n",
+            vec!["bad.toml", "swarms.normal.cont", "unknown key", "count"],
+        ),
+        (
+            "[epidemic]\np_infect_normal = 2.0\n",
+            vec!["bad.toml", "epidemic.p_infect_normal", "allowed"],
+        ),
+        (
+            "[swarms.doctor]\nmin_speed = 500.0\n",
+            vec!["swarms.doctor.min_speed", "max_speed"],
+        ),
+        ("dt = 0\n", vec!["`dt`", "allowed"]),
+        (
+            "steering_model = \"boids\"\n",
+            vec!["steering_model", "shiffman"],
+        ),
+        ("seed = \"x\"\n", vec!["seed", "invalid type"]),
+        ("[world\n", vec!["bad.toml", "not valid TOML"]),
+    ] {
+        fs::write(&f, text).unwrap();
+        let o = pb(&[
+            "run",
+            "--scenario",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_one_line_error(&o, 2, &needles);
+        assert!(!out.exists(), "no output folder for a bad config");
+    }
+}
+
+#[test]
+fn bad_set() {
+    assert_one_line_error(
+        &pb(&["run", "--set", "swarms.normal.cuont=5", "--out", "x"]),
+        2,
+        &["--set", "swarms.normal.cuont"],
+    );
+    assert_one_line_error(
+        &pb(&["run", "--set", "noequals", "--out", "x"]),
+        2,
+        &["--set", "KEY=VALUE"],
+    );
+    assert_one_line_error(
+        &pb(&["run", "--set", "world.width=-5", "--out", "x"]),
+        2,
+        &["world.width"],
+    );
+}
+
+#[test]
+fn unwritable_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    let o = pb(&[
+        "run",
+        "--duration",
+        "0.1",
+        "--quiet",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&o, 1, &["a-file", "--out"]);
+    let o = pb(&[
+        "run",
+        "--duration",
+        "0.1",
+        "--quiet",
+        "--out",
+        "/proc/no-such/dir",
+    ]);
+    assert_one_line_error(&o, 1, &["/proc/no-such/dir", "--out"]);
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    let o = pb(&["--help"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("run"));
+    assert!(pb(&["--version"]).status.success());
+}

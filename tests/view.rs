@@ -1,0 +1,109 @@
+//! What the app's panel does, tested without a window: parameter edits reach the simulation's
+//! resources and change what it does; a saved config loads back identically and runs headless;
+//! every shipped scenario is valid.
+#![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
+
+mod common;
+
+use bevy::prelude::*;
+use common::{boids, scenarios};
+use pandemic_boids::run::Simulation;
+use pandemic_boids::sim::agent::Swarm;
+use pandemic_boids::sim::config::{DoctorBehavior, SimConfig};
+use pandemic_boids::view::control::save_config;
+use pandemic_boids::view::params::{ConfigEdited, EditError, apply_config_edits};
+
+fn with_panel_edits(config: SimConfig) -> Simulation {
+    let mut sim = Simulation::new(config, None);
+    sim.app_mut()
+        .add_event::<ConfigEdited>()
+        .init_resource::<EditError>()
+        .add_systems(Update, apply_config_edits);
+    sim
+}
+
+fn edit(sim: &mut Simulation, key: &str, value: toml::Value) {
+    sim.world_mut().send_event(ConfigEdited {
+        key: key.into(),
+        value,
+    });
+}
+
+#[test]
+fn panel_edits_reach_the_simulation() {
+    let mut sim = with_panel_edits(SimConfig::default());
+    sim.run_until(2.0);
+    edit(&mut sim, "swarms.normal.max_speed", toml::Value::Float(90.0));
+    edit(&mut sim, "swarms.normal.min_speed", toml::Value::Float(40.0));
+    edit(&mut sim, "doctors.behavior", toml::Value::String("seek_centroid".into()));
+    sim.step();
+    let c = sim.config().clone();
+    assert_eq!(c.swarms.normal.max_speed, 90.0);
+    assert_eq!(c.doctors.behavior, DoctorBehavior::SeekCentroid);
+    // The next steps obey the new limit.
+    sim.step();
+    for (swarm, _, v, _) in boids(&mut sim) {
+        if swarm == Swarm::Normal {
+            assert!(v.0.length() <= 90.0 + 1e-3, "speed {} after the edit", v.0.length());
+        }
+    }
+    // The fixed step follows an edited dt.
+    edit(&mut sim, "dt", toml::Value::Float(0.02));
+    sim.step();
+    sim.step();
+    let fixed = sim.world().resource::<Time<Fixed>>().timestep().as_secs_f64();
+    assert!((fixed - 0.02).abs() < 1e-9, "{fixed}");
+}
+
+#[test]
+fn invalid_panel_edits_are_refused_with_a_reason() {
+    let mut sim = with_panel_edits(SimConfig::default());
+    sim.step();
+    edit(&mut sim, "swarms.normal.min_speed", toml::Value::Float(500.0));
+    sim.step();
+    assert_eq!(sim.config().swarms.normal.min_speed, 54.0);
+    let reason = sim.world().resource::<EditError>().0.clone().unwrap();
+    assert!(reason.contains("swarms.normal.min_speed"), "{reason}");
+}
+
+#[test]
+fn saved_config_loads_back_and_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("mine.toml");
+    let mut c = SimConfig::default();
+    c.seed = 1234;
+    c.swarms.doctor.count = 3;
+    c.epidemic.t_immunity = 15.0;
+    c.doctors.behavior = DoctorBehavior::SeekNearest;
+    save_config(&path, &c).unwrap();
+    assert_eq!(SimConfig::load(Some(&path), &[]).unwrap(), c);
+    let out = tmp.path().join("out");
+    let status = std::process::Command::new(common::bin())
+        .args(["run", "--duration", "1", "--quiet", "--scenario"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn every_shipped_scenario_is_valid_and_default_matches_the_spec() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(scenarios()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let c = SimConfig::load(Some(&path), &[]).unwrap_or_else(|e| panic!("{e}"));
+            // Small scenarios must also run a few steps.
+            if c.swarms.normal.count < 5000 {
+                let mut sim = Simulation::new(c, None);
+                sim.run_until(0.2);
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 6, "{n} scenarios");
+    let default = SimConfig::load(Some(&scenarios().join("default.toml")), &[]).unwrap();
+    assert_eq!(default, SimConfig::default(), "default.toml must equal the built-in defaults");
+}
