@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 use clap::error::ErrorKind;
 
-use pandemic_boids::run::cli::{Cli, Command, RunArgs, default_scenario};
+use pandemic_boids::run::bench::{BenchOptions, write_json};
+use pandemic_boids::run::cli::{BenchArgs, Cli, Command, RunArgs, default_scenario};
 use pandemic_boids::run::headless::{self, RunOptions};
 use pandemic_boids::view;
 
@@ -51,7 +52,42 @@ fn main() -> ExitCode {
             Err(e) => fail(USAGE, e),
         },
         Some(Command::Run(args)) => run(args),
+        Some(Command::Bench(args)) => bench(args),
     }
+}
+
+fn bench(args: BenchArgs) -> ExitCode {
+    if cfg!(debug_assertions) {
+        eprintln!("note: this is a debug build; benchmark with cargo run --release -- bench");
+    }
+    if args.sizes.contains(&0) {
+        return fail(
+            USAGE,
+            "--sizes: every size must be at least 1 (e.g. --sizes 1000,10000)",
+        );
+    }
+    let opts = BenchOptions {
+        sizes: args.sizes.clone(),
+        backends: args.backends.clone(),
+        steps: args.steps.max(1),
+        warmup: args.warmup,
+        threads: args.threads.map(usize::from),
+        brute_max: args.brute_max,
+    };
+    let results = pandemic_boids::run::bench::run(&opts);
+    if let Some(path) = &args.json {
+        if let Err(e) = write_json(path, &results) {
+            return fail(
+                1,
+                format!(
+                    "cannot write `{}`: {e} (choose a writable path for --json)",
+                    path.display()
+                ),
+            );
+        }
+        eprintln!("wrote {}", path.display());
+    }
+    ExitCode::SUCCESS
 }
 
 fn fail(code: u8, e: impl std::fmt::Display) -> ExitCode {

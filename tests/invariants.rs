@@ -71,6 +71,8 @@ fn population_is_conserved_at_every_sample() {
     c.epidemic.p_death = 0.5;
     c.epidemic.t_immunity = 20.0;
     c.duration = 90.0;
+    c.predators.count = 2;
+    c.predators.catch_radius = 25.0;
     let mut sim = Simulation::new(c, None);
     sim.run_until(90.0);
     sim.observe();

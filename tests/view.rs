@@ -33,9 +33,21 @@ fn edit(sim: &mut Simulation, key: &str, value: toml::Value) {
 fn panel_edits_reach_the_simulation() {
     let mut sim = with_panel_edits(SimConfig::default());
     sim.run_until(2.0);
-    edit(&mut sim, "swarms.normal.max_speed", toml::Value::Float(90.0));
-    edit(&mut sim, "swarms.normal.min_speed", toml::Value::Float(40.0));
-    edit(&mut sim, "doctors.behavior", toml::Value::String("seek_centroid".into()));
+    edit(
+        &mut sim,
+        "swarms.normal.max_speed",
+        toml::Value::Float(90.0),
+    );
+    edit(
+        &mut sim,
+        "swarms.normal.min_speed",
+        toml::Value::Float(40.0),
+    );
+    edit(
+        &mut sim,
+        "doctors.behavior",
+        toml::Value::String("seek_centroid".into()),
+    );
     sim.step();
     let c = sim.config().clone();
     assert_eq!(c.swarms.normal.max_speed, 90.0);
@@ -44,14 +56,22 @@ fn panel_edits_reach_the_simulation() {
     sim.step();
     for (swarm, _, v, _) in boids(&mut sim) {
         if swarm == Swarm::Normal {
-            assert!(v.0.length() <= 90.0 + 1e-3, "speed {} after the edit", v.0.length());
+            assert!(
+                v.0.length() <= 90.0 + 1e-3,
+                "speed {} after the edit",
+                v.0.length()
+            );
         }
     }
     // The fixed step follows an edited dt.
     edit(&mut sim, "dt", toml::Value::Float(0.02));
     sim.step();
     sim.step();
-    let fixed = sim.world().resource::<Time<Fixed>>().timestep().as_secs_f64();
+    let fixed = sim
+        .world()
+        .resource::<Time<Fixed>>()
+        .timestep()
+        .as_secs_f64();
     assert!((fixed - 0.02).abs() < 1e-9, "{fixed}");
 }
 
@@ -59,7 +79,11 @@ fn panel_edits_reach_the_simulation() {
 fn invalid_panel_edits_are_refused_with_a_reason() {
     let mut sim = with_panel_edits(SimConfig::default());
     sim.step();
-    edit(&mut sim, "swarms.normal.min_speed", toml::Value::Float(500.0));
+    edit(
+        &mut sim,
+        "swarms.normal.min_speed",
+        toml::Value::Float(500.0),
+    );
     sim.step();
     assert_eq!(sim.config().swarms.normal.min_speed, 54.0);
     let reason = sim.world().resource::<EditError>().0.clone().unwrap();
@@ -105,5 +129,9 @@ fn every_shipped_scenario_is_valid_and_default_matches_the_spec() {
     }
     assert!(n >= 6, "{n} scenarios");
     let default = SimConfig::load(Some(&scenarios().join("default.toml")), &[]).unwrap();
-    assert_eq!(default, SimConfig::default(), "default.toml must equal the built-in defaults");
+    assert_eq!(
+        default,
+        SimConfig::default(),
+        "default.toml must equal the built-in defaults"
+    );
 }

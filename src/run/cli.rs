@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::sim::config::{ConfigError, SimConfig};
+use crate::sim::config::{ConfigError, IndexKind, SimConfig};
 
 /// pandemic-boids: a pandemic spreading through flocking boid swarms.
 ///
@@ -32,6 +32,51 @@ pub enum Command {
     /// Run one scenario headless, as fast as possible, and write metrics.csv, summary.json and
     /// config.toml to --out.
     Run(RunArgs),
+    /// Time simulation steps per phase for several sizes and neighbour-index backends (use a
+    /// release build: cargo run --release -- bench).
+    Bench(BenchArgs),
+}
+
+/// `bench`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Population sizes, comma-separated.
+    #[arg(
+        long,
+        value_name = "N,N,...",
+        value_delimiter = ',',
+        default_value = "1000,10000,50000,100000"
+    )]
+    pub sizes: Vec<usize>,
+    /// Backends to compare, comma-separated: kdtree, grid, brute.
+    #[arg(long, value_name = "B,B,...", value_delimiter = ',', default_value = "kdtree,grid,brute", value_parser = parse_backend)]
+    pub backends: Vec<IndexKind>,
+    /// Timed steps per size and backend.
+    #[arg(long, value_name = "N", default_value_t = 60)]
+    pub steps: usize,
+    /// Untimed steps before timing.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub warmup: usize,
+    /// Compute threads (default: every core).
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Brute force only up to this many boids (it is O(n²)).
+    #[arg(long = "brute-max", value_name = "N", default_value_t = 20_000)]
+    pub brute_max: usize,
+    /// Also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+fn parse_backend(s: &str) -> Result<IndexKind, String> {
+    match s.trim() {
+        "kdtree" => Ok(IndexKind::Kdtree),
+        "grid" => Ok(IndexKind::Grid),
+        "brute" => Ok(IndexKind::Brute),
+        other => Err(format!(
+            "unknown backend `{other}`; allowed: kdtree, grid, brute"
+        )),
+    }
 }
 
 /// Which scenario, and changes to it.

@@ -2,6 +2,7 @@
 //! stepped one fixed step at a time), the `run` command's output folder, and the CLI types.
 //! Nothing here draws.
 
+pub mod bench;
 pub mod cli;
 pub mod headless;
 pub mod output;

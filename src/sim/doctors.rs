@@ -13,6 +13,9 @@ use crate::sim::config::{DoctorBehavior, SimConfig};
 use crate::sim::flocking::steer;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 
+/// Radius of the first ring `seek_nearest` searches, px.
+const FIRST_SEEK_RING: f32 = 40.0;
+
 /// The seek acceleration toward a target `offset` away (minimum image):
 /// `truncate(unit(offset)·v_max − v, F_max) · weight`; at most `weight · F_max`.
 pub fn seek_force(offset: Vec2, v: Vec2, v_max: f32, f_max: f32, weight: f32) -> Vec2 {
@@ -20,24 +23,32 @@ pub fn seek_force(offset: Vec2, v: Vec2, v_max: f32, f_max: f32, weight: f32) ->
 }
 
 /// Offset from slot `i` to the nearest infected boid other than itself within `radius`
-/// (ties go to the lower id), if any.
+/// (ties go to the lower id), if any. Searches outward in doubling radii, so a doctor next to
+/// an infected boid does not scan its whole seek radius.
 pub fn nearest_infected(
     index: &impl NeighbourIndex,
     snapshot: &Snapshot,
     i: usize,
     radius: f32,
 ) -> Option<Vec2> {
-    let mut best: Option<(f32, usize, Vec2)> = None;
-    index.for_each_within(snapshot.pos[i], radius, |j, offset| {
-        if j == i || !snapshot.disease[j].is_infected() {
-            return;
+    let mut r = radius.min(FIRST_SEEK_RING);
+    loop {
+        let mut best: Option<(f32, usize, Vec2)> = None;
+        index.for_each_within(snapshot.pos[i], r, |j, offset| {
+            if j == i || !snapshot.disease[j].is_infected() {
+                return;
+            }
+            let d2 = offset.length_squared();
+            if best.is_none_or(|(b2, bj, _)| d2 < b2 || (d2 == b2 && j < bj)) {
+                best = Some((d2, j, offset));
+            }
+        });
+        // The nearest within r is the nearest overall: anything closer is within r too.
+        if best.is_some() || r >= radius {
+            return best.map(|(_, _, offset)| offset);
         }
-        let d2 = offset.length_squared();
-        if best.is_none_or(|(b2, bj, _)| d2 < b2 || (d2 == b2 && j < bj)) {
-            best = Some((d2, j, offset));
-        }
-    });
-    best.map(|(_, _, offset)| offset)
+        r = (r * 2.0).min(radius);
+    }
 }
 
 /// Torus centroid of every infected boid in the snapshot, if any.

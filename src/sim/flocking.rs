@@ -11,7 +11,9 @@ use crate::SimSystems;
 use crate::sim::agent::{Boid, Steering, Swarm};
 use crate::sim::clock::{SimClock, stepping};
 use crate::sim::config::{SimConfig, SteeringModel, SwarmParams};
-use crate::sim::neighbours::{NeighbourIndex, Neighbours};
+use crate::sim::neighbours::{IndexRef, NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::parallel::fill;
+use crate::sim::predators::Fear;
 use crate::sim::rng::{Purpose, draw_unit};
 
 /// Below this length a vector has no direction (SPEC §4 `unit`).
@@ -76,6 +78,8 @@ pub struct Rules {
     pub cos_fov: Option<f32>,
     /// The single query radius that covers all three rules.
     pub query_radius: f32,
+    /// Its square.
+    pub query2: f32,
 }
 
 impl Rules {
@@ -87,6 +91,7 @@ impl Rules {
             coh2: p.cohesion_radius * p.cohesion_radius,
             cos_fov: (p.fov < FULL_FOV).then(|| p.fov.cos()),
             query_radius: p.query_radius(),
+            query2: p.query_radius() * p.query_radius(),
         }
     }
 }
@@ -112,31 +117,34 @@ pub struct FlockSums {
 
 impl FlockSums {
     /// Adds one neighbour at `offset = p_j − p_i` moving with `vel`, seen by a boid moving with
-    /// `me_vel`. Neighbours outside the field of view or every radius are ignored.
+    /// `me_vel`. Neighbours outside the field of view or every radius are ignored. The radius
+    /// tests become 0/1 weights instead of branches: about a third of a grid query's candidates
+    /// are neighbours, a pattern branch prediction cannot learn.
     #[inline]
     pub fn add(&mut self, rules: &Rules, me_vel: Vec2, offset: Vec2, vel: Vec2, same_swarm: bool) {
-        let d2 = offset.length_squared();
-        if !in_view(me_vel, offset, rules.cos_fov) {
+        if rules.cos_fov.is_some() && !in_view(me_vel, offset, rules.cos_fov) {
             return;
         }
-        if d2 < rules.sep2 {
+        let d2 = offset.length_squared();
+        let sep = (d2 < rules.sep2) as u32;
+        let same = same_swarm as u32;
+        let ali = same & (d2 < rules.ali2) as u32;
+        let coh = same & (d2 < rules.coh2) as u32;
+        let (wa, wc) = (ali as f32, coh as f32);
+        // Separation neighbours are few (a quarter of the alignment ones): a branch here skips
+        // the division for everyone else.
+        if sep != 0 {
             self.n_sep += 1;
             self.away_raw -= offset;
             // unit(−d)/|d| = −d/|d|²; a coincident neighbour has no direction (unit(0) = 0).
-            if d2.sqrt() >= UNIT_EPSILON {
+            if d2 >= UNIT_EPSILON * UNIT_EPSILON {
                 self.away -= offset / d2;
             }
         }
-        if same_swarm {
-            if d2 < rules.ali2 {
-                self.n_ali += 1;
-                self.velocity += vel;
-            }
-            if d2 < rules.coh2 {
-                self.n_coh += 1;
-                self.toward += offset;
-            }
-        }
+        self.n_ali += ali;
+        self.velocity += vel * wa;
+        self.n_coh += coh;
+        self.toward += offset * wc;
     }
 }
 
@@ -241,44 +249,92 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-/// Computes every boid's flocking and noise accelerations from the step's snapshot.
-fn steer_boids(
-    config: Res<SimConfig>,
-    clock: Res<SimClock>,
-    time: Res<Time>,
-    neighbours: Neighbours,
-    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
-) {
-    let snapshot = &*neighbours.snapshot;
-    let index = neighbours.index();
+/// Every boid's flocking and noise accelerations, px/s², indexed by snapshot slot. The grid
+/// backend is walked cell by cell over its cell-ordered arrays; the others are queried per boid.
+/// Each boid's result depends only on the snapshot, so the output is the same for any number
+/// of threads.
+pub fn flocking_forces(
+    snapshot: &Snapshot,
+    index: &IndexRef,
+    config: &SimConfig,
+    fear: &Fear,
+    dt: f32,
+    step: u64,
+) -> Vec<(Vec2, Vec2)> {
     let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s)));
-    let dt = time.delta_secs();
-    let (seed, step, model) = (config.seed, clock.step, config.steering_model);
-    boids.par_iter_mut().for_each(|(entity, mut steering)| {
-        let Some(i) = snapshot.slot_of(entity) else {
-            return;
-        };
-        let swarm = snapshot.swarm[i];
+    let model = config.steering_model;
+    let finish = |slot: usize, swarm: Swarm, v: Vec2, sums: &FlockSums| {
         let params = config.swarms.get(swarm);
+        let noise = if params.noise > 0.0 {
+            let draw = draw_unit(config.seed, step, snapshot.id[slot], 0, Purpose::Noise);
+            noise_force(params.noise, dt, draw)
+        } else {
+            Vec2::ZERO
+        };
+        // Predator fear scales the flocking weights (SPEC §7).
+        (
+            flocking_force(model, sums, v, params, fear.gain(slot)),
+            noise,
+        )
+    };
+    if let IndexRef::Grid(grid) = index {
+        let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
+        return grid.map_by_cell(reach, |e, block| {
+            let (p, v, swarm) = (grid.pos[e], grid.vel[e], grid.swarm[e]);
+            let r = &rules[swarm.index()];
+            let mut sums = FlockSums::default();
+            for k in 0..block.len() {
+                if block.entry[k] as usize != e {
+                    sums.add(
+                        r,
+                        v,
+                        block.offset(k, p),
+                        block.vel[k],
+                        block.swarm[k] == swarm,
+                    );
+                }
+            }
+            finish(grid.slot[e] as usize, swarm, v, &sums)
+        });
+    }
+    let mut out = vec![(Vec2::ZERO, Vec2::ZERO); snapshot.len()];
+    fill(&mut out, |i| {
+        let swarm = snapshot.swarm[i];
         let r = &rules[swarm.index()];
-        let (p, v) = (snapshot.pos[i], snapshot.vel[i]);
+        let v = snapshot.vel[i];
         let mut sums = FlockSums::default();
-        index.for_each_within(p, r.query_radius, |j, offset| {
+        index.for_each_within(snapshot.pos[i], r.query_radius, |j, offset| {
             if j != i {
                 sums.add(r, v, offset, snapshot.vel[j], snapshot.swarm[j] == swarm);
             }
         });
-        steering.flocking = flocking_force(model, &sums, v, params, 1.0);
-        let id = snapshot.id[i];
-        steering.noise = if params.noise > 0.0 {
-            noise_force(
-                params.noise,
-                dt,
-                draw_unit(seed, step, id, 0, Purpose::Noise),
-            )
-        } else {
-            Vec2::ZERO
-        };
+        finish(i, swarm, v, &sums)
+    });
+    out
+}
+
+/// Writes every boid's flocking and noise accelerations.
+fn steer_boids(
+    config: Res<SimConfig>,
+    clock: Res<SimClock>,
+    time: Res<Time>,
+    fear: Res<Fear>,
+    neighbours: Neighbours,
+    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+) {
+    let snapshot = &*neighbours.snapshot;
+    let forces = flocking_forces(
+        snapshot,
+        &neighbours.index(),
+        &config,
+        &fear,
+        time.delta_secs(),
+        clock.step,
+    );
+    boids.par_iter_mut().for_each(|(entity, mut steering)| {
+        if let Some(i) = snapshot.slot_of(entity) {
+            (steering.flocking, steering.noise) = forces[i];
+        }
     });
 }
 
@@ -479,5 +535,69 @@ mod tests {
         let full = flocking_force(SteeringModel::Shiffman, &s, v, &p, 1.0);
         let half = flocking_force(SteeringModel::Shiffman, &s, v, &p, 0.5);
         assert!(close(half * 2.0, full));
+    }
+
+    #[test]
+    fn every_backend_gives_brute_force_forces_across_the_seam_and_with_fov() {
+        use crate::sim::agent::{Disease, Swarm};
+        use crate::sim::config::IndexKind;
+        use crate::sim::neighbours::{AllBackends, Row};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+        for (w, h) in [(400.0, 300.0), (1000.0, 1000.0)] {
+            let space = crate::sim::space::Space::torus(w, h);
+            let rows: Vec<Row> = (0..1500)
+                .map(|i| {
+                    // Crowd the seams and corners.
+                    let mut p = Vec2::new(rng.random::<f32>() * w, rng.random::<f32>() * h);
+                    if i % 3 == 0 {
+                        p.x = (rng.random::<f32>() * 40.0 - 20.0).rem_euclid(w);
+                    }
+                    Row {
+                        entity: Entity::from_raw(i),
+                        id: i as u64,
+                        pos: p,
+                        vel: Vec2::from_angle(rng.random::<f32>() * TAU) * 120.0,
+                        swarm: Swarm::ALL[i as usize % 3],
+                        disease: Disease::Susceptible,
+                    }
+                })
+                .collect();
+            let b = AllBackends::new(Snapshot::from_rows(space, rows), 50.0);
+            let mut config = SimConfig::default();
+            config.swarms.normal.fov = 1.5;
+            config.swarms.doctor.alignment_radius = 70.0;
+            config.swarms.antivax.noise = 50.0;
+            for model in [
+                SteeringModel::Shiffman,
+                SteeringModel::Hybrid,
+                SteeringModel::Adams,
+            ] {
+                config.steering_model = model;
+                let fear = Fear::default();
+                let want = flocking_forces(
+                    &b.snapshot,
+                    &b.get(IndexKind::Brute),
+                    &config,
+                    &fear,
+                    1.0 / 60.0,
+                    3,
+                );
+                for kind in [IndexKind::Kdtree, IndexKind::Grid] {
+                    let got =
+                        flocking_forces(&b.snapshot, &b.get(kind), &config, &fear, 1.0 / 60.0, 3);
+                    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                        let tol = 1e-3 * (1.0 + w.0.length());
+                        assert!(
+                            (g.0 - w.0).length() <= tol,
+                            "{kind:?} {model:?} slot {i}: {} vs {}",
+                            g.0,
+                            w.0
+                        );
+                        assert_eq!(g.1, w.1, "noise is drawn from (seed, step, id)");
+                    }
+                }
+            }
+        }
     }
 }

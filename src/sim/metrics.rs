@@ -29,6 +29,8 @@ pub struct Tally {
     pub born: [u64; 3],
     /// Caught by predators (removed or respawned).
     pub caught: [u64; 3],
+    /// Caught and removed (not respawned): these leave the population.
+    pub removed: [u64; 3],
     /// Normals promoted to Doctor (population module).
     pub promoted: u64,
 }

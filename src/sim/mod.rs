@@ -13,6 +13,7 @@ pub mod movement;
 pub mod neighbours;
 pub mod parallel;
 pub mod population;
+pub mod predators;
 pub mod rng;
 pub mod space;
 
@@ -30,5 +31,6 @@ pub(super) fn plugin(app: &mut App) {
         movement::plugin,
         epidemic::plugin,
         population::plugin,
+        predators::plugin,
     ));
 }

@@ -38,6 +38,8 @@ pub enum Purpose {
     Promote = 7,
     /// Sex and litter details.
     Litter = 8,
+    /// Where a caught boid reappears.
+    Respawn = 9,
 }
 
 /// SplitMix64 finaliser: a strong 64-bit mixer.

@@ -28,6 +28,13 @@ pub struct Space {
     pub boundary: Boundary,
 }
 
+impl Default for Space {
+    /// The SPEC's default world: a 1920 × 1080 torus.
+    fn default() -> Self {
+        Self::torus(1920.0, 1080.0)
+    }
+}
+
 impl Space {
     /// A wrapped (torus) world of the given size.
     pub fn torus(width: f32, height: f32) -> Self {
@@ -124,9 +131,25 @@ impl Space {
     }
 }
 
-/// Wraps a difference into `(−L/2, L/2]`.
+/// Wraps a difference into `(−L/2, L/2]`. Differences of two in-world coordinates lie in
+/// `(−L, L)`, which one add or subtract fixes; anything further out takes the general path.
 #[inline]
 pub fn wrap_axis(d: f32, l: f32) -> f32 {
+    let half = 0.5 * l;
+    if d > half {
+        let r = d - l;
+        if r > half { wrap_axis_far(d, l) } else { r }
+    } else if d <= -half {
+        let r = d + l;
+        if r <= -half { wrap_axis_far(d, l) } else { r }
+    } else {
+        d
+    }
+}
+
+/// `wrap_axis` for differences of more than a world length.
+#[cold]
+fn wrap_axis_far(d: f32, l: f32) -> f32 {
     let mut r = d - l * (d / l).round();
     if r <= -0.5 * l {
         r += l;
@@ -169,6 +192,8 @@ mod tests {
         assert_eq!(wrap_axis(51.0, 100.0), -49.0);
         assert_eq!(wrap_axis(-99.0, 100.0), 1.0);
         assert_eq!(wrap_axis(99.0, 100.0), -1.0);
+        assert_eq!(wrap_axis(250.0, 100.0), 50.0);
+        assert_eq!(wrap_axis(-349.0, 100.0), -49.0);
     }
 
     #[test]

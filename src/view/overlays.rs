@@ -7,10 +7,12 @@ use std::f32::consts::FRAC_PI_2;
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{Boid, Health, Position, Swarm, Velocity};
+use crate::sim::agent::{AgentId, Boid, Health, Position, Swarm, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
 use crate::sim::flocking::FULL_FOV;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, kd_splits};
+use crate::sim::predators::Predator;
+use crate::view::render::PREDATOR_COLOUR;
 use crate::view::select::Selected;
 
 /// Seconds of motion a velocity vector shows.
@@ -34,7 +36,13 @@ pub struct Overlays {
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Overlays>().add_systems(
         Update,
-        (draw_border, draw_selection, draw_toggled, draw_index),
+        (
+            draw_border,
+            draw_selection,
+            draw_toggled,
+            draw_index,
+            draw_hunts,
+        ),
     );
 }
 
@@ -169,6 +177,38 @@ fn draw_toggled(
                 at,
                 at + vel.0 * VELOCITY_SECONDS,
                 Color::srgba(1.0, 1.0, 1.0, 0.6),
+            );
+        }
+    }
+}
+
+/// Each predator's line to its target, and its fear radius when radii are shown.
+fn draw_hunts(
+    overlays: Res<Overlays>,
+    config: Res<SimConfig>,
+    predators: Query<(&Predator, &Position)>,
+    boids: Query<(&AgentId, &Position), With<Boid>>,
+    mut gizmos: Gizmos,
+) {
+    if predators.is_empty() {
+        return;
+    }
+    let space = config.space();
+    for (predator, pos) in &predators {
+        if overlays.radii {
+            gizmos.circle_2d(
+                Isometry2d::from_translation(pos.0),
+                config.predators.fear_radius,
+                PREDATOR_COLOUR.with_alpha(0.35),
+            );
+        }
+        if let Some(target) = predator.target
+            && let Some((_, t)) = boids.iter().find(|(id, _)| id.0 == target)
+        {
+            gizmos.line_2d(
+                pos.0,
+                pos.0 + space.displacement(pos.0, t.0),
+                PREDATOR_COLOUR.with_alpha(0.6),
             );
         }
     }

@@ -127,7 +127,7 @@ pub fn meta(key: &str) -> Meta {
         "fov" => Meta {
             label: Some("field of view (half-angle)"),
             unit: "rad",
-            range: (0.1, std::f64::consts::PI),
+            range: (0.1, std::f64::consts::PI + 1e-5),
             ..m
         },
         "noise" => Meta {

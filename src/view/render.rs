@@ -6,11 +6,16 @@
 use bevy::prelude::*;
 
 use crate::sim::agent::{Boid, Health, Position, Swarm, Velocity};
+use crate::sim::predators::Predator;
 
 /// Boid triangle length, px (world units).
 pub const BOID_LENGTH: f32 = 9.0;
 /// Boid triangle width, px.
 pub const BOID_WIDTH: f32 = 5.0;
+/// Predator triangle length, px.
+pub const PREDATOR_LENGTH: f32 = 22.0;
+/// Predator colour (magenta, unlike any swarm or tint).
+pub const PREDATOR_COLOUR: Color = Color::srgb(0.95, 0.25, 0.95);
 /// Background colour of the world.
 pub const BACKGROUND: Color = Color::srgb(0.07, 0.08, 0.10);
 
@@ -68,11 +73,13 @@ pub fn boid_colour(swarm: Swarm, tint: Tint) -> Color {
     }
 }
 
-/// The shared mesh and one material per (swarm, tint).
+/// The shared meshes and one material per (swarm, tint), plus the predators'.
 #[derive(Resource)]
 pub struct BoidVisuals {
     mesh: Handle<Mesh>,
     materials: [[Handle<ColorMaterial>; 3]; 3],
+    predator_mesh: Handle<Mesh>,
+    predator_material: Handle<ColorMaterial>,
 }
 
 impl BoidVisuals {
@@ -86,7 +93,8 @@ pub(super) fn plugin(app: &mut App) {
     app.insert_resource(ClearColor(BACKGROUND))
         .add_systems(Startup, create_visuals)
         .add_observer(attach_visuals)
-        .add_systems(Update, sync_boids);
+        .add_observer(attach_predator_visuals)
+        .add_systems(Update, (sync_boids, sync_predators));
 }
 
 fn create_visuals(
@@ -99,10 +107,46 @@ fn create_visuals(
         Vec2::new(-BOID_LENGTH * 0.4, BOID_WIDTH * 0.5),
         Vec2::new(-BOID_LENGTH * 0.4, -BOID_WIDTH * 0.5),
     ));
+    let predator_mesh = meshes.add(Triangle2d::new(
+        Vec2::new(PREDATOR_LENGTH * 0.6, 0.0),
+        Vec2::new(-PREDATOR_LENGTH * 0.4, PREDATOR_LENGTH * 0.35),
+        Vec2::new(-PREDATOR_LENGTH * 0.4, -PREDATOR_LENGTH * 0.35),
+    ));
+    let predator_material = materials.add(ColorMaterial::from(PREDATOR_COLOUR));
     let tints = [Tint::Healthy, Tint::Infected, Tint::Recovered];
     let materials =
         Swarm::ALL.map(|s| tints.map(|t| materials.add(ColorMaterial::from(boid_colour(s, t)))));
-    commands.insert_resource(BoidVisuals { mesh, materials });
+    commands.insert_resource(BoidVisuals {
+        mesh,
+        materials,
+        predator_mesh,
+        predator_material,
+    });
+}
+
+fn attach_predator_visuals(
+    trigger: Trigger<OnAdd, Predator>,
+    visuals: Option<Res<BoidVisuals>>,
+    positions: Query<&Position>,
+    mut commands: Commands,
+) {
+    let Some(visuals) = visuals else { return };
+    let entity = trigger.target();
+    let at = positions.get(entity).map_or(Vec2::ZERO, |p| p.0);
+    commands.entity(entity).insert((
+        Mesh2d(visuals.predator_mesh.clone()),
+        MeshMaterial2d(visuals.predator_material.clone()),
+        Transform::from_translation(at.extend(2.0)),
+    ));
+}
+
+fn sync_predators(mut predators: Query<(&Position, &Velocity, &mut Transform), With<Predator>>) {
+    for (pos, vel, mut transform) in &mut predators {
+        transform.translation = pos.0.extend(2.0);
+        if vel.0.length_squared() > 0.0 {
+            transform.rotation = Quat::from_rotation_z(vel.0.to_angle());
+        }
+    }
 }
 
 fn attach_visuals(

@@ -25,7 +25,7 @@ use crate::view::camera::CameraView;
 use crate::view::control::{Action, RunControl, SPEEDS};
 use crate::view::overlays::Overlays;
 use crate::view::params::{ConfigEdited, EditError, GROUPS, keys_of, label, meta};
-use crate::view::render::{Tint, boid_colour};
+use crate::view::render::{PREDATOR_COLOUR, Tint, boid_colour};
 use crate::view::select::Selected;
 
 /// Width the left panel starts at, logical px.
@@ -432,6 +432,9 @@ fn control_panel(
                             }
                             swatch(ui, boid_colour(Swarm::Normal, Tint::Infected), "infected");
                             swatch(ui, boid_colour(Swarm::Normal, Tint::Recovered), "recovered");
+                            if config.predators.count > 0 {
+                                swatch(ui, PREDATOR_COLOUR, "predator");
+                            }
                         });
                     });
             });

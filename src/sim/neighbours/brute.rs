@@ -28,4 +28,8 @@ impl NeighbourIndex for Brute<'_> {
             }
         }
     }
+
+    fn candidates(&self, _centre: Vec2, _radius: f32) -> usize {
+        self.snapshot.len()
+    }
 }

@@ -1,11 +1,17 @@
 //! The uniform-grid backend for large populations. Cells are at least the configured query radius
-//! wide; boids are counting-sorted into cell order (positions copied alongside their slots, so a
-//! query reads contiguous memory); a query visits the rings of cells its radius can reach,
-//! wrapping around the torus, and tests candidates with the shared minimum-image predicate.
+//! wide; boids are counting-sorted into cell order, and their position, velocity and swarm are
+//! copied into cell-ordered arrays (structure of arrays), so a query — and the steering pass,
+//! which walks the grid cell by cell — reads contiguous memory. A query visits the rings of
+//! cells its radius can reach, wrapping around the torus, and tests candidates with the shared
+//! minimum-image predicate, so its sets equal brute force.
+
+use std::ops::Range;
 
 use bevy::prelude::*;
 
 use super::Snapshot;
+use crate::sim::agent::Swarm;
+use crate::sim::parallel::map_chunks;
 use crate::sim::space::Space;
 
 /// Most cells per boid the grid allocates; sparser worlds get bigger cells.
@@ -25,9 +31,14 @@ pub struct Grid {
     pub start: Vec<u32>,
     /// Snapshot slot of each entry, in cell order.
     pub slot: Vec<u32>,
-    /// Position of each entry, in cell order.
+    /// Position of each entry, px.
     pub pos: Vec<Vec2>,
+    /// Velocity of each entry, px/s.
+    pub vel: Vec<Vec2>,
+    /// Swarm of each entry.
+    pub swarm: Vec<Swarm>,
     cell_of_slot: Vec<u32>,
+    cursor: Vec<u32>,
 }
 
 impl Grid {
@@ -37,10 +48,11 @@ impl Grid {
         let n = snapshot.len();
         let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
         let mut cell = cell.max(1e-3);
-        while ((space.width / cell).floor() as usize).max(1)
-            * ((space.height / cell).floor() as usize).max(1)
-            > budget
-        {
+        let count = |c: f32| {
+            ((space.width / c).floor() as usize).max(1)
+                * ((space.height / c).floor() as usize).max(1)
+        };
+        while count(cell) > budget {
             cell *= 1.5;
         }
         self.space = Some(space);
@@ -62,16 +74,19 @@ impl Grid {
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
         }
-        self.slot.clear();
         self.slot.resize(n, 0);
-        self.pos.clear();
         self.pos.resize(n, Vec2::ZERO);
-        let mut cursor: Vec<u32> = self.start[..cells].to_vec();
+        self.vel.resize(n, Vec2::ZERO);
+        self.swarm.resize(n, Swarm::Normal);
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.start[..cells]);
         for (slot, &c) in self.cell_of_slot.iter().enumerate() {
-            let at = cursor[c as usize] as usize;
-            cursor[c as usize] += 1;
+            let at = self.cursor[c as usize] as usize;
+            self.cursor[c as usize] += 1;
             self.slot[at] = slot as u32;
             self.pos[at] = snapshot.pos[slot];
+            self.vel[at] = snapshot.vel[slot];
+            self.swarm[at] = snapshot.swarm[slot];
         }
     }
 
@@ -83,6 +98,21 @@ impl Grid {
     /// Cell width and height, px.
     pub fn cell_size(&self) -> Vec2 {
         Vec2::new(self.cell_w, self.cell_h)
+    }
+
+    /// The world the grid covers.
+    pub fn space(&self) -> Space {
+        self.space.unwrap_or(Space::torus(1.0, 1.0))
+    }
+
+    /// Number of boids indexed.
+    pub fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// Whether the grid is empty.
+    pub fn is_empty(&self) -> bool {
+        self.slot.is_empty()
     }
 
     #[inline]
@@ -98,41 +128,189 @@ impl Grid {
         cy * self.cols + cx
     }
 
-    /// Visits every boid within `radius` of `centre` (see [`super::NeighbourIndex`]).
-    pub fn query(
+    /// Collects the cells a query of `radius` around cell `(cx, cy)` can reach, each once, with
+    /// the shift that turns `p_j − centre` into the minimum-image offset for every point of the
+    /// cell. Returns `false` when the query spans a whole wrapped axis, where no single shift
+    /// fits a cell and each candidate must be wrapped on its own.
+    fn cells_near(&self, cx: usize, cy: usize, radius: f32, out: &mut Vec<Near>) -> bool {
+        out.clear();
+        let space = self.space();
+        let wrap = space.wraps();
+        let kx = (radius / self.cell_w).ceil() as usize;
+        let ky = (radius / self.cell_h).ceil() as usize;
+        let xs = span(cx, kx, self.cols, wrap);
+        let ys = span(cy, ky, self.rows, wrap);
+        for (row, sy) in ys.iter_with_shift(space.height) {
+            for (col, sx) in xs.iter_with_shift(space.width) {
+                let c = row * self.cols + col;
+                let range = self.start[c] as usize..self.start[c + 1] as usize;
+                if !range.is_empty() {
+                    out.push(Near {
+                        range,
+                        shift: Vec2::new(sx, sy),
+                    });
+                }
+            }
+        }
+        !(wrap && (xs.full || ys.full))
+    }
+
+    /// Calls `f` with the entry range of every cell a query of `radius` around cell `(cx, cy)`
+    /// can reach, each cell once.
+    #[inline]
+    fn for_each_cell_near(
         &self,
-        snapshot: &Snapshot,
-        centre: Vec2,
+        cx: usize,
+        cy: usize,
         radius: f32,
-        mut visit: impl FnMut(usize, Vec2),
+        mut f: impl FnMut(Range<usize>),
     ) {
-        let Some(space) = self.space else { return };
+        let wrap = self.space().wraps();
+        let kx = (radius / self.cell_w).ceil() as usize;
+        let ky = (radius / self.cell_h).ceil() as usize;
+        let cols = span(cx, kx, self.cols, wrap);
+        for row in span(cy, ky, self.rows, wrap).iter() {
+            for col in cols.iter() {
+                let c = row * self.cols + col;
+                let range = self.start[c] as usize..self.start[c + 1] as usize;
+                if !range.is_empty() {
+                    f(range);
+                }
+            }
+        }
+    }
+
+    /// Visits every boid within `radius` of `centre` (see [`super::NeighbourIndex`]).
+    pub fn query(&self, centre: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
         if self.slot.is_empty() || radius <= 0.0 {
             return;
         }
-        debug_assert_eq!(
-            self.slot.len(),
-            snapshot.len(),
-            "grid built from another snapshot"
-        );
+        let space = self.space();
         let (cx, cy) = self.cell_xy(space.confine(centre, Vec2::ZERO).0);
-        let kx = (radius / self.cell_w).ceil() as usize;
-        let ky = (radius / self.cell_h).ceil() as usize;
         let r2 = radius * radius;
-        let wrap = space.wraps();
-        let cols = span(cx, kx, self.cols, wrap);
-        let rows = span(cy, ky, self.rows, wrap);
-        for row in rows.iter() {
-            for col in cols.iter() {
-                let c = row * self.cols + col;
-                let (a, b) = (self.start[c] as usize, self.start[c + 1] as usize);
-                for e in a..b {
-                    let offset = space.displacement(centre, self.pos[e]);
-                    if offset.length_squared() < r2 {
-                        visit(self.slot[e] as usize, offset);
-                    }
+        self.for_each_cell_near(cx, cy, radius, |range| {
+            for e in range {
+                let offset = space.displacement(centre, self.pos[e]);
+                if offset.length_squared() < r2 {
+                    visit(self.slot[e] as usize, offset);
                 }
             }
+        });
+    }
+
+    /// How many boids a query of `radius` around `centre` examines.
+    pub fn candidates(&self, centre: Vec2, radius: f32) -> usize {
+        if self.slot.is_empty() || radius <= 0.0 {
+            return 0;
+        }
+        let (cx, cy) = self.cell_xy(self.space().confine(centre, Vec2::ZERO).0);
+        let mut n = 0;
+        self.for_each_cell_near(cx, cy, radius, |range| n += range.len());
+        n
+    }
+
+    /// Maps `f(entry, block)` over every boid, cell by cell in parallel, and returns the results
+    /// indexed by snapshot slot. For each cell the candidates of every cell within `reach` are
+    /// gathered once into a contiguous [`Block`] shared by all the cell's boids (the boid itself
+    /// included), so the caller's inner loop is a straight pass over small arrays, with the
+    /// same minimum-image offsets as every other backend.
+    pub fn map_by_cell<T: Send + Clone + Default + 'static>(
+        &self,
+        reach: f32,
+        f: impl Fn(usize, &Block) -> T + Sync,
+    ) -> Vec<T> {
+        let cells = self.cols * self.rows;
+        let space = self.space();
+        let pairs: Vec<(u32, T)> = map_chunks(cells, |chunk| {
+            let mut out = Vec::new();
+            let mut near: Vec<Near> = Vec::with_capacity(49);
+            let mut block = Block {
+                space,
+                ..Block::default()
+            };
+            for c in chunk {
+                let own = self.start[c] as usize..self.start[c + 1] as usize;
+                if own.is_empty() {
+                    continue;
+                }
+                block.shifted = self.cells_near(c % self.cols, c / self.cols, reach, &mut near);
+                block.clear();
+                for cell in &near {
+                    for j in cell.range.clone() {
+                        block.entry.push(j as u32);
+                        block.pos.push(self.pos[j]);
+                        block.shift.push(cell.shift);
+                        block.vel.push(self.vel[j]);
+                        block.swarm.push(self.swarm[j]);
+                    }
+                }
+                for e in own {
+                    out.push((self.slot[e], f(e, &block)));
+                }
+            }
+            out
+        });
+        let mut by_slot = vec![T::default(); self.slot.len()];
+        for (slot, v) in pairs {
+            by_slot[slot as usize] = v;
+        }
+        by_slot
+    }
+}
+
+/// One cell of a neighbourhood: its entries and the wrap shift of its points.
+#[derive(Clone, Debug)]
+struct Near {
+    range: Range<usize>,
+    shift: Vec2,
+}
+
+/// The candidates around one grid cell, gathered into contiguous arrays for
+/// [`Grid::map_by_cell`].
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    /// Grid entry of each candidate (to skip the boid itself).
+    pub entry: Vec<u32>,
+    /// Position, px.
+    pub pos: Vec<Vec2>,
+    /// Wrap shift of the candidate's cell.
+    pub shift: Vec<Vec2>,
+    /// Velocity, px/s.
+    pub vel: Vec<Vec2>,
+    /// Swarm.
+    pub swarm: Vec<Swarm>,
+    shifted: bool,
+    space: Space,
+}
+
+impl Block {
+    fn clear(&mut self) {
+        self.entry.clear();
+        self.pos.clear();
+        self.shift.clear();
+        self.vel.clear();
+        self.swarm.clear();
+    }
+
+    /// Number of candidates.
+    pub fn len(&self) -> usize {
+        self.entry.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entry.is_empty()
+    }
+
+    /// Minimum-image offset from `centre` to candidate `k`: `(p_k − centre) + shift`, bit for
+    /// bit what `Space::displacement` gives for any point within the query radius (or that
+    /// function itself when the neighbourhood spans a whole wrapped axis).
+    #[inline]
+    pub fn offset(&self, k: usize, centre: Vec2) -> Vec2 {
+        if self.shifted {
+            (self.pos[k] - centre) + self.shift[k]
+        } else {
+            self.space.displacement(centre, self.pos[k])
         }
     }
 }
@@ -143,11 +321,31 @@ struct Span {
     first: isize,
     len: usize,
     n: usize,
+    /// Covers every cell of a wrapped axis.
+    full: bool,
 }
 
 impl Span {
     fn iter(self) -> impl Iterator<Item = usize> {
         (0..self.len).map(move |i| (self.first + i as isize).rem_euclid(self.n as isize) as usize)
+    }
+
+    /// Cell indices with the shift of their points: −L for cells reached across the low seam
+    /// (their points sit near L), +L across the high seam.
+    fn iter_with_shift(self, l: f32) -> impl Iterator<Item = (usize, f32)> {
+        (0..self.len).map(move |i| {
+            let raw = self.first + i as isize;
+            let shift = if self.full {
+                0.0
+            } else if raw < 0 {
+                -l
+            } else if raw >= self.n as isize {
+                l
+            } else {
+                0.0
+            };
+            (raw.rem_euclid(self.n as isize) as usize, shift)
+        })
     }
 }
 
@@ -158,12 +356,14 @@ fn span(c: usize, k: usize, n: usize, wrap: bool) -> Span {
                 first: 0,
                 len: n,
                 n,
+                full: true,
             }
         } else {
             Span {
                 first: c as isize - k as isize,
                 len: 2 * k + 1,
                 n,
+                full: false,
             }
         }
     } else {
@@ -173,6 +373,7 @@ fn span(c: usize, k: usize, n: usize, wrap: bool) -> Span {
             first: lo as isize,
             len: hi - lo + 1,
             n,
+            full: false,
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::sim::agent::Boid;
 use crate::sim::space::Space;
 
 /// Rebuilds the tree from every position in the snapshot.
-pub(super) fn rebuild(tree: &mut KDTree2<Boid>, snapshot: &Snapshot) {
+pub fn rebuild<C>(tree: &mut KDTree2<C>, snapshot: &Snapshot) {
     let points: Vec<Point2> = snapshot
         .pos
         .iter()
@@ -32,12 +32,30 @@ pub struct KdTree<'a> {
 }
 
 impl<'a> KdTree<'a> {
-    /// Borrows the tree resource and the snapshot it was built from.
-    pub fn new(tree: &'a KDTree2<Boid>, snapshot: &'a Snapshot) -> Self {
+    /// Borrows a tree resource and the snapshot it was built from.
+    pub fn new<C>(tree: &'a KDTree2<C>, snapshot: &'a Snapshot) -> Self {
         Self {
             items: tree.tree.items(),
             snapshot,
             space: snapshot.space(),
+        }
+    }
+}
+
+impl KdTree<'_> {
+    /// On a torus every point lies in [0, W) × [0, H): start from those bounds so the
+    /// wrap-around gap of a subtree is known. Walls need no wrap: leave the bounds open.
+    fn root_bounds(&self) -> Bounds {
+        if self.space.wraps() {
+            Bounds {
+                lo: Vec2::ZERO,
+                hi: self.space.size(),
+            }
+        } else {
+            Bounds {
+                lo: Vec2::splat(f32::NEG_INFINITY),
+                hi: Vec2::splat(f32::INFINITY),
+            }
         }
     }
 }
@@ -54,24 +72,40 @@ impl NeighbourIndex for KdTree<'_> {
         if self.items.is_empty() || radius <= 0.0 {
             return;
         }
-        // On a torus every point lies in [0, W) × [0, H): start from those bounds so the
-        // wrap-around gap of a subtree is known. Walls need no wrap: leave the bounds open.
-        let bounds = if self.space.wraps() {
-            Bounds {
-                lo: Vec2::ZERO,
-                hi: self.space.size(),
-            }
-        } else {
-            Bounds {
-                lo: Vec2::splat(f32::NEG_INFINITY),
-                hi: Vec2::splat(f32::INFINITY),
-            }
-        };
+        let bounds = self.root_bounds();
         // Pruning is conservative (a small margin); the exact test is the shared predicate.
         let reach = radius * (1.0 + 1e-5) + 1e-3;
+        let mut examined = 0;
         walk(
-            self, self.items, 0, bounds, centre, radius, reach, &mut visit,
+            self,
+            self.items,
+            0,
+            bounds,
+            centre,
+            radius,
+            reach,
+            &mut visit,
+            &mut examined,
         );
+    }
+
+    fn candidates(&self, centre: Vec2, radius: f32) -> usize {
+        let mut examined = 0;
+        if !self.items.is_empty() && radius > 0.0 {
+            let reach = radius * (1.0 + 1e-5) + 1e-3;
+            walk(
+                self,
+                self.items,
+                0,
+                self.root_bounds(),
+                centre,
+                radius,
+                reach,
+                &mut |_, _| {},
+                &mut examined,
+            );
+        }
+        examined
     }
 }
 
@@ -99,6 +133,7 @@ fn walk(
     radius: f32,
     reach: f32,
     visit: &mut impl FnMut(usize, Vec2),
+    examined: &mut usize,
 ) {
     if items.is_empty() {
         return;
@@ -114,6 +149,7 @@ fn walk(
     // axis depth % 2; the lower half is ≤ it on that axis, the upper half ≥.
     let mid = items.len() / 2;
     let item = &items[mid];
+    *examined += 1;
     let offset = space.displacement(centre, item.vec);
     if offset.length_squared() < radius * radius
         && let Some(slot) = item.entity.and_then(|e| tree.snapshot.slot_of(e))
@@ -135,6 +171,7 @@ fn walk(
         radius,
         reach,
         visit,
+        examined,
     );
     walk(
         tree,
@@ -145,6 +182,7 @@ fn walk(
         radius,
         reach,
         visit,
+        examined,
     );
 }
 

@@ -1,0 +1,470 @@
+//! Predators (SPEC §7, reference/boids-predator-prey.txt converted to per-second units): hunters
+//! that pick the most isolated boid in range, chase it with predictive pursuit and catch it
+//! within `catch_radius`; prey near a predator flee and flock less. Predators have their own
+//! neighbour index resource ([`PredatorIndex`], a KD-tree over a predator snapshot) that boids
+//! query for fear.
+//!
+//! Phases: `Index` (rebuild the predator index), `Sense` (prey fear → `Fear` and
+//! `Steering::flee`), `Steer` (targets and pursuit), `Integrate` (move predators),
+//! `Population` (catches: remove or respawn).
+
+use bevy::prelude::*;
+use bevy_spatial::kdtree::KDTree2;
+use rand::Rng;
+
+use crate::SimSystems;
+use crate::sim::agent::{Boid, Position, RunStarted, Steering, Velocity};
+use crate::sim::clock::{SimClock, stepping};
+use crate::sim::config::{CatchMode, PredatorsConfig, SimConfig};
+use crate::sim::flocking::{steer, truncate, unit};
+use crate::sim::metrics::Tally;
+use crate::sim::movement::{SpeedBand, integrate};
+use crate::sim::neighbours::{KdTree, NeighbourIndex, Neighbours, Row, Snapshot, rebuild_kdtree};
+use crate::sim::parallel::fill;
+use crate::sim::rng::{Purpose, SimRng, draw_rng};
+use crate::sim::space::Space;
+
+/// Flee acceleration at full urgency, px/s²: 10 px/frame² at the reference 60 frames/s.
+pub const FLEE_ACCELERATION: f32 = 36_000.0;
+/// How much full urgency lowers the flocking weights (×(1 − 0.7u)).
+pub const FEAR_FLOCKING_DROP: f32 = 0.7;
+/// Isolation bonus per missing neighbour, px, and the neighbour count that earns none.
+pub const ISOLATION_BONUS_PX: f32 = 30.0;
+/// Neighbour count above which a boid is not considered isolated.
+pub const ISOLATION_COUNT: f32 = 5.0;
+/// A predator's slowest speed, as a share of its top speed.
+pub const PREDATOR_MIN_SPEED_SHARE: f32 = 0.3;
+
+/// A predator (not a boid).
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component)]
+pub struct Predator {
+    /// Stable id (spawn order among predators).
+    pub id: u64,
+    /// The boid it is chasing, by id.
+    pub target: Option<u64>,
+    /// Its steering this step, px/s².
+    pub steer: Vec2,
+    /// Boids it caught.
+    pub caught: u64,
+}
+
+/// Per-boid fear of the step, by boid snapshot slot: urgency `u` in 0..1 (empty when there are
+/// no predators).
+#[derive(Resource, Default, Debug, Clone)]
+pub struct Fear {
+    /// Urgency of each slot.
+    pub urgency: Vec<f32>,
+}
+
+impl Fear {
+    /// The factor on a slot's flocking weights: `1 − 0.7u`.
+    pub fn gain(&self, slot: usize) -> f32 {
+        self.urgency
+            .get(slot)
+            .map_or(1.0, |u| 1.0 - FEAR_FLOCKING_DROP * u)
+    }
+}
+
+/// The predators' own neighbour index: a snapshot of the predators and a KD-tree over it.
+#[derive(Resource, Default)]
+pub struct PredatorIndex {
+    /// Predators at the start of the step, in id order.
+    pub snapshot: Snapshot,
+    /// bevy_spatial KD-tree over their positions.
+    pub tree: KDTree2<Predator>,
+}
+
+impl PredatorIndex {
+    /// Queries predators.
+    pub fn index(&self) -> KdTree<'_> {
+        KdTree::new(&self.tree, &self.snapshot)
+    }
+}
+
+/// A boid was caught.
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Caught {
+    /// The boid's id.
+    pub prey: u64,
+    /// The predator's id.
+    pub predator: u64,
+    /// Simulated time, s.
+    pub time: f64,
+}
+
+/// Fear of a boid at `offset = p_prey − p_predator` from its nearest predator: urgency
+/// `u = 1 − d/fear_radius` (0 outside) and the flee acceleration
+/// `truncate(unit(offset)·36 000·u², F_max·(1 + 4u))`.
+pub fn fear(offset: Vec2, fear_radius: f32, boid_f_max: f32) -> (f32, Vec2) {
+    let d = offset.length();
+    if fear_radius <= 0.0 || d >= fear_radius {
+        return (0.0, Vec2::ZERO);
+    }
+    let u = 1.0 - d / fear_radius;
+    let flee = truncate(
+        unit(offset) * FLEE_ACCELERATION * u * u,
+        boid_f_max * (1.0 + 4.0 * u),
+    );
+    (u, flee)
+}
+
+/// Target score of a candidate `distance` away with `neighbours` within the isolation radius:
+/// `distance − (5 − n)·30`; the lowest score is chased.
+pub fn target_score(distance: f32, neighbours: usize) -> f32 {
+    distance - (ISOLATION_COUNT - neighbours as f32) * ISOLATION_BONUS_PX
+}
+
+/// The pursuit steer toward where the target will be: aim at `offset + v_t·(d/speed)`.
+pub fn pursuit(offset: Vec2, target_vel: Vec2, v: Vec2, p: &PredatorsConfig) -> Vec2 {
+    let lead = offset + target_vel * (offset.length() / p.speed);
+    steer(lead, v, p.speed, p.max_force)
+}
+
+/// The best target of a predator at `at` among the boids within `detection_range`: the lowest
+/// [`target_score`] (ties go to the lower id). Returns its slot and offset.
+pub fn choose_target(
+    index: &impl NeighbourIndex,
+    boids: &Snapshot,
+    at: Vec2,
+    p: &PredatorsConfig,
+) -> Option<(usize, Vec2)> {
+    let mut best: Option<(f32, usize, Vec2)> = None;
+    index.for_each_within(at, p.detection_range, |j, offset| {
+        let mut n = 0usize;
+        index.for_each_within(boids.pos[j], p.isolation_radius, |k, _| {
+            n += (k != j) as usize
+        });
+        let score = target_score(offset.length(), n);
+        if best.is_none_or(|(b, bj, _)| score < b || (score == b && j < bj)) {
+            best = Some((score, j, offset));
+        }
+    });
+    best.map(|(_, j, offset)| (j, offset))
+}
+
+/// A point on a random edge and a heading into the world, at `speed`.
+pub fn edge_respawn(space: &Space, speed: f32, rng: &mut impl Rng) -> (Vec2, Vec2) {
+    let (w, h) = (space.width, space.height);
+    let along: f32 = rng.random();
+    let spread = (rng.random::<f32>() - 0.5) * std::f32::consts::FRAC_PI_2;
+    let (p, inward) = match rng.random_range(0..4u8) {
+        0 => (Vec2::new(along * w, 0.0), Vec2::Y),
+        1 => (Vec2::new(along * w, h.next_down()), -Vec2::Y),
+        2 => (Vec2::new(0.0, along * h), Vec2::X),
+        _ => (Vec2::new(w.next_down(), along * h), -Vec2::X),
+    };
+    (
+        space.confine(p, Vec2::ZERO).0,
+        Vec2::from_angle(spread).rotate(inward) * speed,
+    )
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.register_type::<Predator>()
+        .init_resource::<Fear>()
+        .init_resource::<PredatorIndex>()
+        .add_event::<Caught>()
+        .add_observer(spawn_predators)
+        .add_systems(FixedUpdate, index_predators.in_set(SimSystems::Index))
+        .add_systems(
+            FixedUpdate,
+            (
+                sense_predators.in_set(SimSystems::Sense),
+                hunt.in_set(SimSystems::Steer),
+                move_predators.in_set(SimSystems::Integrate),
+                catch_prey.in_set(SimSystems::Population),
+            )
+                .run_if(stepping),
+        );
+}
+
+/// Spawns the run's predators (uniform positions, random headings at full speed).
+fn spawn_predators(
+    _: Trigger<RunStarted>,
+    config: Res<SimConfig>,
+    mut rng: ResMut<SimRng>,
+    mut commands: Commands,
+) {
+    let p = &config.predators;
+    let size = config.space().size();
+    for id in 0..p.count as u64 {
+        let pos = Vec2::new(rng.0.random::<f32>(), rng.0.random::<f32>()) * size;
+        let heading = rng.0.random::<f32>() * std::f32::consts::TAU;
+        commands.spawn((
+            Name::new(format!("Predator #{id}")),
+            Predator { id, ..default() },
+            Position(config.space().confine(pos, Vec2::ZERO).0),
+            Velocity(Vec2::from_angle(heading) * p.speed),
+        ));
+    }
+}
+
+fn index_predators(
+    config: Res<SimConfig>,
+    predators: Query<(Entity, &Predator, &Position, &Velocity)>,
+    mut index: ResMut<PredatorIndex>,
+) {
+    let space = config.space();
+    let rows: Vec<Row> = predators
+        .iter()
+        .map(|(entity, p, pos, vel)| Row {
+            entity,
+            id: p.id,
+            pos: space.confine(pos.0, Vec2::ZERO).0,
+            vel: vel.0,
+            swarm: default(),
+            disease: default(),
+        })
+        .collect();
+    let index = &mut *index;
+    index.snapshot = Snapshot::from_rows(space, rows);
+    rebuild_kdtree(&mut index.tree, &index.snapshot);
+}
+
+/// Each boid fears its nearest predator within `fear_radius`.
+fn sense_predators(
+    config: Res<SimConfig>,
+    neighbours: Neighbours,
+    predators: Res<PredatorIndex>,
+    mut fear_field: ResMut<Fear>,
+    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+) {
+    let boid_snapshot = &*neighbours.snapshot;
+    fear_field.urgency.clear();
+    if predators.snapshot.is_empty() {
+        for (_, mut s) in &mut boids {
+            if s.flee != Vec2::ZERO {
+                s.flee = Vec2::ZERO;
+            }
+        }
+        return;
+    }
+    let index = predators.index();
+    let radius = config.predators.fear_radius;
+    let mut per_slot = vec![(0.0f32, Vec2::ZERO); boid_snapshot.len()];
+    fill(&mut per_slot, |i| {
+        let mut nearest: Option<Vec2> = None;
+        index.for_each_within(boid_snapshot.pos[i], radius, |_, off| {
+            if nearest.is_none_or(|n| off.length_squared() < n.length_squared()) {
+                nearest = Some(off);
+            }
+        });
+        let f_max = config.swarms.get(boid_snapshot.swarm[i]).max_force;
+        nearest.map_or((0.0, Vec2::ZERO), |off| fear(-off, radius, f_max))
+    });
+    fear_field.urgency = per_slot.iter().map(|(u, _)| *u).collect();
+    boids.par_iter_mut().for_each(|(entity, mut s)| {
+        if let Some(i) = boid_snapshot.slot_of(entity) {
+            s.flee = per_slot[i].1;
+        }
+    });
+}
+
+/// Predators pick targets and steer toward them.
+fn hunt(
+    config: Res<SimConfig>,
+    neighbours: Neighbours,
+    mut predators: Query<(&mut Predator, &Position, &Velocity)>,
+) {
+    let boids = &*neighbours.snapshot;
+    let index = neighbours.index();
+    let p = &config.predators;
+    for (mut predator, pos, vel) in &mut predators {
+        match choose_target(&index, boids, pos.0, p) {
+            Some((j, offset)) => {
+                predator.target = Some(boids.id[j]);
+                predator.steer = pursuit(offset, boids.vel[j], vel.0, p);
+            }
+            None => {
+                predator.target = None;
+                predator.steer = Vec2::ZERO;
+            }
+        }
+    }
+}
+
+fn move_predators(
+    config: Res<SimConfig>,
+    time: Res<Time>,
+    mut predators: Query<(&Predator, &mut Position, &mut Velocity)>,
+) {
+    let space = config.space();
+    let band = SpeedBand {
+        min: config.predators.speed * PREDATOR_MIN_SPEED_SHARE,
+        max: config.predators.speed,
+    };
+    for (predator, mut pos, mut vel) in &mut predators {
+        (pos.0, vel.0) = integrate(
+            pos.0,
+            vel.0,
+            predator.steer,
+            time.delta_secs(),
+            band,
+            &space,
+        );
+    }
+}
+
+/// Each predator, in id order, catches the nearest boid within `catch_radius` (positions at the
+/// start of the step); a boid is caught once.
+fn catch_prey(
+    config: Res<SimConfig>,
+    clock: Res<SimClock>,
+    time: Res<Time>,
+    neighbours: Neighbours,
+    predators: Res<PredatorIndex>,
+    mut hunters: Query<&mut Predator>,
+    mut boids: Query<(&mut Position, &mut Velocity), With<Boid>>,
+    mut tally: ResMut<Tally>,
+    mut caught_events: EventWriter<Caught>,
+    mut commands: Commands,
+) {
+    let boid_snapshot = &*neighbours.snapshot;
+    let index = neighbours.index();
+    let p = &config.predators;
+    let space = config.space();
+    let mut taken: Vec<usize> = Vec::new();
+    for k in 0..predators.snapshot.len() {
+        let mut best: Option<(f32, usize)> = None;
+        index.for_each_within(predators.snapshot.pos[k], p.catch_radius, |j, off| {
+            let d2 = off.length_squared();
+            if !taken.contains(&j) && best.is_none_or(|(b, bj)| d2 < b || (d2 == b && j < bj)) {
+                best = Some((d2, j));
+            }
+        });
+        let Some((_, j)) = best else { continue };
+        taken.push(j);
+        let swarm = boid_snapshot.swarm[j];
+        tally.caught[swarm.index()] += 1;
+        let predator_id = predators.snapshot.id[k];
+        if let Ok(mut hunter) = hunters.get_mut(predators.snapshot.entity[k]) {
+            hunter.caught += 1;
+        }
+        let entity = boid_snapshot.entity[j];
+        match p.catch {
+            CatchMode::Remove => {
+                commands.entity(entity).despawn();
+                tally.removed[swarm.index()] += 1;
+            }
+            CatchMode::Respawn => {
+                let mut rng = draw_rng(
+                    config.seed,
+                    clock.step,
+                    boid_snapshot.id[j],
+                    predator_id,
+                    Purpose::Respawn,
+                );
+                let (at, v) = edge_respawn(&space, config.swarms.get(swarm).max_speed, &mut rng);
+                if let Ok((mut pos, mut vel)) = boids.get_mut(entity) {
+                    pos.0 = at;
+                    vel.0 = v;
+                }
+            }
+        }
+        caught_events.write(Caught {
+            prey: boid_snapshot.id[j],
+            predator: predator_id,
+            time: clock.time + time.delta_secs_f64(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::agent::{Disease, Swarm};
+    use crate::sim::config::IndexKind;
+    use crate::sim::neighbours::AllBackends;
+    use rand::SeedableRng;
+
+    fn close(a: Vec2, b: Vec2) -> bool {
+        (a - b).length() < 1e-2
+    }
+
+    #[test]
+    fn fear_urgency_and_flee_at_known_distances() {
+        // d = 75 of 150: u = 0.5; 36 000·0.25 = 9 000 px/s², capped at 180·(1 + 2) = 540.
+        let (u, flee) = fear(Vec2::new(75.0, 0.0), 150.0, 180.0);
+        assert!((u - 0.5).abs() < 1e-6);
+        assert!(close(flee, Vec2::new(540.0, 0.0)));
+        // d = 145: u = 1/30; 36 000/900 = 40 px/s², under the cap 180·(1 + 4/30) = 204.
+        let (u, flee) = fear(Vec2::new(0.0, -145.0), 150.0, 180.0);
+        assert!((u - 1.0 / 30.0).abs() < 1e-5);
+        assert!(close(flee, Vec2::new(0.0, -40.0)), "{flee}");
+        assert_eq!(fear(Vec2::new(150.0, 0.0), 150.0, 180.0), (0.0, Vec2::ZERO));
+        // Flocking weights drop by 0.7u.
+        let f = Fear { urgency: vec![0.5] };
+        assert!((f.gain(0) - 0.65).abs() < 1e-6);
+        assert_eq!(f.gain(7), 1.0);
+    }
+
+    #[test]
+    fn pursuit_leads_the_target() {
+        let p = PredatorsConfig::default();
+        // Target 270 px ahead (+x) moving +y at 100 px/s: lead = (270, 0) + (0, 100)·1 s.
+        let v = Vec2::ZERO;
+        let s = pursuit(Vec2::new(270.0, 0.0), Vec2::new(0.0, 100.0), v, &p);
+        let want = truncate(Vec2::new(270.0, 100.0).normalize() * 270.0, 108.0);
+        assert!(close(s, want), "{s} vs {want}");
+        assert!(s.length() <= p.max_force + 1e-3);
+    }
+
+    #[test]
+    fn the_isolated_boid_is_chosen() {
+        let p = PredatorsConfig::default();
+        assert_eq!(target_score(100.0, 5), 100.0);
+        assert_eq!(target_score(100.0, 0), -50.0);
+        let mut rows = Vec::new();
+        let mut push = |pos: Vec2| {
+            let k = rows.len() as u32;
+            rows.push(Row {
+                entity: Entity::from_raw(k),
+                id: k as u64,
+                pos,
+                vel: Vec2::ZERO,
+                swarm: Swarm::Normal,
+                disease: Disease::Susceptible,
+            });
+        };
+        // A flock of six 100 px away and a loner 200 px away: the loner scores 200 − 150 = 50,
+        // flock members about 100 − 0 = 100.
+        for k in 0..6 {
+            push(Vec2::new(600.0 + k as f32 * 5.0, 500.0));
+        }
+        push(Vec2::new(500.0, 700.0));
+        push(Vec2::new(950.0, 500.0)); // beyond the 300 px detection range
+        let b = AllBackends::new(
+            Snapshot::from_rows(Space::torus(2000.0, 2000.0), rows),
+            50.0,
+        );
+        let at = Vec2::new(500.0, 500.0);
+        for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
+            let (j, off) = choose_target(&b.get(kind), &b.snapshot, at, &p).unwrap();
+            assert_eq!(j, 6, "{kind:?}");
+            assert!(close(off, Vec2::new(0.0, 200.0)));
+        }
+    }
+
+    #[test]
+    fn respawn_is_on_an_edge_heading_inward() {
+        let space = Space::torus(1000.0, 600.0);
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+        for _ in 0..200 {
+            let (p, v) = edge_respawn(&space, 180.0, &mut rng);
+            assert!(space.contains(p));
+            let normal = if p.y == 0.0 {
+                Vec2::Y
+            } else if p.y > 599.0 {
+                -Vec2::Y
+            } else if p.x == 0.0 {
+                Vec2::X
+            } else {
+                assert!(p.x > 999.0, "{p} is not on an edge");
+                -Vec2::X
+            };
+            assert!(v.dot(normal) > 0.0, "{p} {v} heads out");
+            assert!((v.length() - 180.0).abs() < 1e-3);
+        }
+    }
+}
