@@ -66,7 +66,16 @@ pub fn workload(n: usize) -> SimConfig {
     c.epidemic.p_death = 0.0;
     c.epidemic.t_immunity = 20.0;
     c.epidemic.p_spontaneous_infect = 0.002;
-    c.doctors.behavior = DoctorBehavior::SeekNearest;
+    c.doctors.behavior = if std::env::var("PASSIVE").is_ok() {
+        DoctorBehavior::Passive
+    } else {
+        DoctorBehavior::SeekNearest
+    };
+    if std::env::var("PASSIVE").is_ok() {
+        c.swarms.antivax.count = 0;
+        c.swarms.normal.count += (n / 10) as u32;
+        c.predators.count = 0;
+    }
     c
 }
 

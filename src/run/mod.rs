@@ -12,6 +12,7 @@ use std::time::Duration;
 use bevy::app::{
     ScheduleRunnerPlugin, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy,
 };
+use bevy::ecs::schedule::ExecutorKind;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 
@@ -76,6 +77,12 @@ impl Simulation {
         .insert_resource(TimeUpdateStrategy::ManualDuration(dt));
         app.finish();
         app.cleanup();
+        // Phases are chained, so little runs side by side; the single-threaded executor avoids
+        // dispatching every system to the pool (which dominates small runs). Work inside the
+        // systems still spreads over the compute pool.
+        for (_, schedule) in app.world_mut().resource_mut::<Schedules>().iter_mut() {
+            schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+        }
         let mut virtual_time = app.world_mut().resource_mut::<Time<Virtual>>();
         virtual_time.set_max_delta(dt.max(Duration::from_millis(250)));
         Self { app, dt }

@@ -8,9 +8,9 @@ use bevy::prelude::*;
 use crate::SimSystems;
 use crate::sim::agent::{Boid, Steering, Swarm};
 use crate::sim::clock::stepping;
-use crate::sim::config::SimConfig;
+use crate::sim::config::{IndexKind, SimConfig};
 use crate::sim::flocking::{UNIT_EPSILON, steer};
-use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
 
 /// The flight acceleration of Antivax slot `i` from doctors closer than `radius`.
 pub fn repulsion(
@@ -38,24 +38,48 @@ pub fn repulsion(
     steer(away / n as f32, s.vel[i], v_max, f_max) * weight
 }
 
+/// On the grid backend, a grid over the doctors only, so an Antivax boid's search examines
+/// doctors alone (large populations); the other backends search their main index.
+#[derive(Resource, Default)]
+pub struct DoctorIndex(pub Grid);
+
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(
+    app.init_resource::<DoctorIndex>().add_systems(
         FixedUpdate,
-        flee_doctors.in_set(SimSystems::Steer).run_if(stepping),
+        (
+            index_doctors.in_set(SimSystems::Sense),
+            flee_doctors.in_set(SimSystems::Steer),
+        )
+            .run_if(stepping),
     );
+}
+
+fn index_doctors(config: Res<SimConfig>, neighbours: Neighbours, mut doctors: ResMut<DoctorIndex>) {
+    if neighbours.kind() == IndexKind::Grid {
+        let s = &*neighbours.snapshot;
+        doctors
+            .0
+            .rebuild_subset(s, config.antivax.repulsion_radius, |i| {
+                s.swarm[i] == Swarm::Doctor
+            });
+    }
 }
 
 /// Writes every boid's `Steering::repulsion` (zero unless Antivax with a doctor near).
 fn flee_doctors(
     config: Res<SimConfig>,
     neighbours: Neighbours,
+    doctors: Res<DoctorIndex>,
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
-    let index = neighbours.index();
+    let index = match neighbours.kind() {
+        IndexKind::Grid => IndexRef::Grid(&doctors.0),
+        _ => neighbours.index(),
+    };
     let p = &config.swarms.antivax;
     let a = &config.antivax;
-    boids.par_iter_mut().for_each(|(entity, mut steering)| {
+    crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
         let f = s
             .slot_of(entity)
             .filter(|&i| s.swarm[i] == Swarm::Antivax)

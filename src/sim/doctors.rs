@@ -9,9 +9,9 @@ use bevy::prelude::*;
 use crate::SimSystems;
 use crate::sim::agent::{Boid, Steering, Swarm};
 use crate::sim::clock::stepping;
-use crate::sim::config::{DoctorBehavior, SimConfig};
+use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
 use crate::sim::flocking::steer;
-use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
 
 /// Radius of the first ring `seek_nearest` searches, px.
 const FIRST_SEEK_RING: f32 = 40.0;
@@ -60,21 +60,49 @@ pub fn infected_centroid(snapshot: &Snapshot) -> Option<Vec2> {
     )
 }
 
+/// On the grid backend, a grid over the infected only, so a doctor's search examines infected
+/// boids alone (large populations); the other backends search their main index.
+#[derive(Resource, Default)]
+pub struct InfectedIndex(pub Grid);
+
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(
+    app.init_resource::<InfectedIndex>().add_systems(
         FixedUpdate,
-        seek_infected.in_set(SimSystems::Steer).run_if(stepping),
+        (
+            index_infected.in_set(SimSystems::Sense),
+            seek_infected.in_set(SimSystems::Steer),
+        )
+            .run_if(stepping),
     );
+}
+
+fn index_infected(
+    config: Res<SimConfig>,
+    neighbours: Neighbours,
+    mut infected: ResMut<InfectedIndex>,
+) {
+    if neighbours.kind() == IndexKind::Grid
+        && config.doctors.behavior == DoctorBehavior::SeekNearest
+    {
+        let s = &*neighbours.snapshot;
+        infected
+            .0
+            .rebuild_subset(s, FIRST_SEEK_RING, |i| s.disease[i].is_infected());
+    }
 }
 
 /// Writes every boid's `Steering::seek` (zero for non-doctors and passive doctors).
 fn seek_infected(
     config: Res<SimConfig>,
     neighbours: Neighbours,
+    infected: Res<InfectedIndex>,
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
-    let index = neighbours.index();
+    let index = match neighbours.kind() {
+        IndexKind::Grid => IndexRef::Grid(&infected.0),
+        _ => neighbours.index(),
+    };
     let behavior = config.doctors.behavior;
     let centroid = match behavior {
         DoctorBehavior::SeekCentroid => infected_centroid(s),
@@ -82,7 +110,7 @@ fn seek_infected(
     };
     let params = &config.swarms.doctor;
     let space = s.space();
-    boids.par_iter_mut().for_each(|(entity, mut steering)| {
+    crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
         let seek = s
             .slot_of(entity)
             .filter(|&i| s.swarm[i] == Swarm::Doctor)

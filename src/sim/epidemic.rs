@@ -129,11 +129,17 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                 let swarm = s.swarm[j];
                 let radius = self.params.contact_radius(swarm, true);
                 let p = self.params.p_infect(swarm);
+                // Most targets have no immunity: convert their probability once.
+                let p_plain = step_probability(p, self.dt);
                 self.index.for_each_within(s.pos[j], radius, |i, _| {
                     if i == j || s.disease[i].is_infected() || !self.swarms_mix(i, j) {
                         return;
                     }
-                    let p_step = step_probability(self.susceptibility(i, p), self.dt);
+                    let p_step = if s.disease[i].is_susceptible() {
+                        p_plain
+                    } else {
+                        step_probability(self.susceptibility(i, p), self.dt)
+                    };
                     if p_step > 0.0
                         && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::Infect)
                             < p_step

@@ -68,20 +68,19 @@ fn move_boids(
             max: p.max_speed,
         }
     });
-    boids
-        .par_iter_mut()
-        .for_each(|(mut pos, mut vel, swarm, steering)| {
-            let (p, v) = integrate(
-                pos.0,
-                vel.0,
-                steering.total(),
-                dt,
-                bands[swarm.index()],
-                &space,
-            );
-            pos.0 = p;
-            vel.0 = v;
-        });
+    let n = boids.iter().len();
+    crate::for_each_item!(boids, n, |(mut pos, mut vel, swarm, steering)| {
+        let (p, v) = integrate(
+            pos.0,
+            vel.0,
+            steering.total(),
+            dt,
+            bands[swarm.index()],
+            &space,
+        );
+        pos.0 = p;
+        vel.0 = v;
+    });
 }
 
 #[cfg(test)]

@@ -8,6 +8,24 @@ use std::ops::Range;
 /// Below this many items the work runs on the calling thread.
 const MIN_PARALLEL: usize = 256;
 
+/// Queries with fewer entities than this are iterated inline by [`for_each_item!`]: for a few
+/// hundred boids, waking the pool costs more than the work.
+pub const SERIAL_BELOW: usize = 2048;
+
+/// Runs `f` on every item of a mutable query: on the compute pool (`par_iter_mut`) when there
+/// are at least [`SERIAL_BELOW`] of `n` items, inline otherwise. Items are independent, so the
+/// result is the same either way.
+#[macro_export]
+macro_rules! for_each_item {
+    ($query:expr, $n:expr, $f:expr) => {
+        if $n < $crate::sim::parallel::SERIAL_BELOW {
+            $query.iter_mut().for_each($f)
+        } else {
+            $query.par_iter_mut().for_each($f)
+        }
+    };
+}
+
 /// Maps `f` over contiguous chunks of `0..n` in parallel and concatenates the chunk results in
 /// order.
 pub fn map_chunks<T: Send + 'static>(

@@ -196,7 +196,8 @@ pub(super) fn plugin(app: &mut App) {
 
 fn age_boids(time: Res<Time>, mut boids: Query<&mut Health>) {
     let dt = time.delta_secs_f64();
-    boids.par_iter_mut().for_each(|mut h| h.age += dt);
+    let n = boids.iter().len();
+    crate::for_each_item!(boids, n, |mut h| h.age += dt);
 }
 
 fn breed(

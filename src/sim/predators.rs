@@ -1,15 +1,15 @@
 //! Predators (SPEC §7, reference/boids-predator-prey.txt converted to per-second units): hunters
 //! that pick the most isolated boid in range, chase it with predictive pursuit and catch it
 //! within `catch_radius`; prey near a predator flee and flock less. Predators have their own
-//! neighbour index resource ([`PredatorIndex`], a KD-tree over a predator snapshot) that boids
-//! query for fear.
+//! neighbour index resource ([`PredatorIndex`], a uniform grid over a predator snapshot with
+//! cells the size of the fear radius) that every boid queries for fear: with a handful of
+//! predators such a query touches nine mostly empty cells.
 //!
 //! Phases: `Index` (rebuild the predator index), `Sense` (prey fear → `Fear` and
 //! `Steering::flee`), `Steer` (targets and pursuit), `Integrate` (move predators),
 //! `Population` (catches: remove or respawn).
 
 use bevy::prelude::*;
-use bevy_spatial::kdtree::KDTree2;
 use rand::Rng;
 
 use crate::SimSystems;
@@ -19,7 +19,7 @@ use crate::sim::config::{CatchMode, PredatorsConfig, SimConfig};
 use crate::sim::flocking::{steer, truncate, unit};
 use crate::sim::metrics::Tally;
 use crate::sim::movement::{SpeedBand, integrate};
-use crate::sim::neighbours::{KdTree, NeighbourIndex, Neighbours, Row, Snapshot, rebuild_kdtree};
+use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Row, Snapshot};
 use crate::sim::parallel::fill;
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
 use crate::sim::space::Space;
@@ -66,19 +66,19 @@ impl Fear {
     }
 }
 
-/// The predators' own neighbour index: a snapshot of the predators and a KD-tree over it.
+/// The predators' own neighbour index: a snapshot of the predators and a grid over it.
 #[derive(Resource, Default)]
 pub struct PredatorIndex {
     /// Predators at the start of the step, in id order.
     pub snapshot: Snapshot,
-    /// bevy_spatial KD-tree over their positions.
-    pub tree: KDTree2<Predator>,
+    /// Grid over their positions, cells the size of the fear radius.
+    pub grid: Grid,
 }
 
 impl PredatorIndex {
-    /// Queries predators.
-    pub fn index(&self) -> KdTree<'_> {
-        KdTree::new(&self.tree, &self.snapshot)
+    /// Queries predators (slots are predator snapshot slots).
+    pub fn index(&self) -> IndexRef<'_> {
+        IndexRef::Grid(&self.grid)
     }
 }
 
@@ -219,7 +219,13 @@ fn index_predators(
         .collect();
     let index = &mut *index;
     index.snapshot = Snapshot::from_rows(space, rows);
-    rebuild_kdtree(&mut index.tree, &index.snapshot);
+    index.grid.rebuild(
+        &index.snapshot,
+        config
+            .predators
+            .fear_radius
+            .max(config.predators.catch_radius),
+    );
 }
 
 /// Each boid fears its nearest predator within `fear_radius`.
@@ -254,7 +260,7 @@ fn sense_predators(
         nearest.map_or((0.0, Vec2::ZERO), |off| fear(-off, radius, f_max))
     });
     fear_field.urgency = per_slot.iter().map(|(u, _)| *u).collect();
-    boids.par_iter_mut().for_each(|(entity, mut s)| {
+    crate::for_each_item!(boids, boid_snapshot.len(), |(entity, mut s)| {
         if let Some(i) = boid_snapshot.slot_of(entity) {
             s.flee = per_slot[i].1;
         }

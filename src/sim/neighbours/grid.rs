@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use super::Snapshot;
 use crate::sim::agent::Swarm;
 use crate::sim::parallel::map_chunks;
-use crate::sim::space::Space;
+use crate::sim::space::{Space, wrap_axis};
 
 /// Most cells per boid the grid allocates; sparser worlds get bigger cells.
 const MAX_CELLS_PER_BOID: usize = 4;
@@ -44,8 +44,17 @@ pub struct Grid {
 impl Grid {
     /// Rebuilds the grid from the snapshot with cells at least `cell` px wide.
     pub fn rebuild(&mut self, snapshot: &Snapshot, cell: f32) {
+        self.rebuild_subset(snapshot, cell, |_| true);
+    }
+
+    /// Rebuilds the grid over only the boids whose slot passes `keep` (e.g. the infected, for
+    /// a doctor's search): queries then examine only those, and still report snapshot slots.
+    pub fn rebuild_subset(&mut self, snapshot: &Snapshot, cell: f32, keep: impl Fn(usize) -> bool) {
         let space = snapshot.space();
-        let n = snapshot.len();
+        self.cell_of_slot.clear();
+        self.cell_of_slot
+            .extend((0..snapshot.len()).map(|i| if keep(i) { 0 } else { u32::MAX }));
+        let n = self.cell_of_slot.iter().filter(|&&c| c != u32::MAX).count();
         let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
         let mut cell = cell.max(1e-3);
         let count = |c: f32| {
@@ -65,12 +74,15 @@ impl Grid {
         // Counting sort: count, prefix-sum, scatter (stable, so each cell stays in slot order).
         self.start.clear();
         self.start.resize(cells + 1, 0);
-        self.cell_of_slot.clear();
-        for p in &snapshot.pos {
-            let c = self.cell_index(*p);
-            self.cell_of_slot.push(c as u32);
-            self.start[c + 1] += 1;
+        let mut cell_of_slot = std::mem::take(&mut self.cell_of_slot);
+        for (slot, c) in cell_of_slot.iter_mut().enumerate() {
+            if *c != u32::MAX {
+                let cell = self.cell_index_of(snapshot.pos[slot]);
+                *c = cell as u32;
+                self.start[cell + 1] += 1;
+            }
         }
+        self.cell_of_slot = cell_of_slot;
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
         }
@@ -81,6 +93,9 @@ impl Grid {
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.start[..cells]);
         for (slot, &c) in self.cell_of_slot.iter().enumerate() {
+            if c == u32::MAX {
+                continue;
+            }
             let at = self.cursor[c as usize] as usize;
             self.cursor[c as usize] += 1;
             self.slot[at] = slot as u32;
@@ -123,16 +138,16 @@ impl Grid {
     }
 
     #[inline]
-    fn cell_index(&self, p: Vec2) -> usize {
+    fn cell_index_of(&self, p: Vec2) -> usize {
         let (cx, cy) = self.cell_xy(p);
         cy * self.cols + cx
     }
 
     /// Collects the cells a query of `radius` around cell `(cx, cy)` can reach, each once, with
     /// the shift that turns `p_j − centre` into the minimum-image offset for every point of the
-    /// cell. Returns `false` when the query spans a whole wrapped axis, where no single shift
-    /// fits a cell and each candidate must be wrapped on its own.
-    fn cells_near(&self, cx: usize, cy: usize, radius: f32, out: &mut Vec<Near>) -> bool {
+    /// cell. Returns, per axis, whether the query spans the whole wrapped axis: there no single
+    /// shift fits a cell (the shift is zero) and each candidate must be wrapped on its own.
+    fn cells_near(&self, cx: usize, cy: usize, radius: f32, out: &mut Vec<Near>) -> BVec2 {
         out.clear();
         let space = self.space();
         let wrap = space.wraps();
@@ -152,7 +167,7 @@ impl Grid {
                 }
             }
         }
-        !(wrap && (xs.full || ys.full))
+        BVec2::new(wrap && xs.full, wrap && ys.full)
     }
 
     /// Calls `f` with the entry range of every cell a query of `radius` around cell `(cx, cy)`
@@ -233,17 +248,14 @@ impl Grid {
                 if own.is_empty() {
                     continue;
                 }
-                block.shifted = self.cells_near(c % self.cols, c / self.cols, reach, &mut near);
+                block.wrap_each = self.cells_near(c % self.cols, c / self.cols, reach, &mut near);
                 block.clear();
                 for cell in &near {
                     for j in cell.range.clone() {
-                        block.entry.push(j as u32);
-                        block.pos.push(self.pos[j]);
-                        block.shift.push(cell.shift);
-                        block.vel.push(self.vel[j]);
-                        block.swarm.push(self.swarm[j]);
+                        block.push(j, self.pos[j], cell.shift, self.vel[j], self.swarm[j]);
                     }
                 }
+                block.pad();
                 for e in own {
                     out.push((self.slot[e], f(e, &block)));
                 }
@@ -265,53 +277,124 @@ struct Near {
     shift: Vec2,
 }
 
-/// The candidates around one grid cell, gathered into contiguous arrays for
-/// [`Grid::map_by_cell`].
+/// SIMD width the gathered arrays are padded to.
+pub const BLOCK_LANES: usize = 8;
+/// Coordinate of the padding candidates: so far away that every radius test fails, yet finite,
+/// so that multiplying by a zero weight gives exactly zero.
+const FAR: f32 = 1e30;
+
+/// The candidates around one grid cell, gathered into contiguous arrays (one per coordinate,
+/// so loops over them vectorise) for [`Grid::map_by_cell`]. The arrays are padded with
+/// far-away candidates to a multiple of [`BLOCK_LANES`]; [`Block::len`] counts the real ones.
 #[derive(Clone, Debug, Default)]
 pub struct Block {
     /// Grid entry of each candidate (to skip the boid itself).
     pub entry: Vec<u32>,
-    /// Position, px.
-    pub pos: Vec<Vec2>,
-    /// Wrap shift of the candidate's cell.
-    pub shift: Vec<Vec2>,
-    /// Velocity, px/s.
-    pub vel: Vec<Vec2>,
-    /// Swarm.
-    pub swarm: Vec<Swarm>,
-    shifted: bool,
+    /// x, px.
+    pub x: Vec<f32>,
+    /// y, px.
+    pub y: Vec<f32>,
+    /// Wrap shift along x of the candidate's cell.
+    pub sx: Vec<f32>,
+    /// Wrap shift along y.
+    pub sy: Vec<f32>,
+    /// Velocity x, px/s.
+    pub vx: Vec<f32>,
+    /// Velocity y, px/s.
+    pub vy: Vec<f32>,
+    /// Swarm index.
+    pub swarm: Vec<u8>,
+    /// Swarm index as a float (for SIMD comparisons).
+    pub swarm_f: Vec<f32>,
+    /// Per axis: the neighbourhood spans the whole wrapped axis, so each candidate's offset is
+    /// wrapped on its own (its shift is zero); otherwise `(p − centre) + shift` is the minimum
+    /// image.
+    pub wrap_each: BVec2,
+    real: usize,
     space: Space,
 }
 
 impl Block {
     fn clear(&mut self) {
         self.entry.clear();
-        self.pos.clear();
-        self.shift.clear();
-        self.vel.clear();
+        self.x.clear();
+        self.y.clear();
+        self.sx.clear();
+        self.sy.clear();
+        self.vx.clear();
+        self.vy.clear();
         self.swarm.clear();
+        self.swarm_f.clear();
+        self.real = 0;
     }
 
-    /// Number of candidates.
+    fn push(&mut self, entry: usize, p: Vec2, shift: Vec2, v: Vec2, swarm: Swarm) {
+        self.entry.push(entry as u32);
+        self.x.push(p.x);
+        self.y.push(p.y);
+        self.sx.push(shift.x);
+        self.sy.push(shift.y);
+        self.vx.push(v.x);
+        self.vy.push(v.y);
+        self.swarm.push(swarm.index() as u8);
+        self.swarm_f.push(swarm.index() as f32);
+        self.real += 1;
+    }
+
+    /// Pads the arrays to a multiple of [`BLOCK_LANES`] with far-away candidates.
+    fn pad(&mut self) {
+        while !self.entry.len().is_multiple_of(BLOCK_LANES) {
+            self.entry.push(u32::MAX);
+            self.x.push(FAR);
+            self.y.push(FAR);
+            self.sx.push(0.0);
+            self.sy.push(0.0);
+            self.vx.push(0.0);
+            self.vy.push(0.0);
+            self.swarm.push(u8::MAX);
+            self.swarm_f.push(-1.0);
+        }
+    }
+
+    /// Number of real candidates.
     pub fn len(&self) -> usize {
-        self.entry.len()
+        self.real
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.entry.is_empty()
+        self.real == 0
     }
 
-    /// Minimum-image offset from `centre` to candidate `k`: `(p_k − centre) + shift`, bit for
-    /// bit what `Space::displacement` gives for any point within the query radius (or that
-    /// function itself when the neighbourhood spans a whole wrapped axis).
+    /// Length of the padded arrays (a multiple of [`BLOCK_LANES`]).
+    pub fn padded_len(&self) -> usize {
+        self.entry.len()
+    }
+
+    /// The world the block lives in.
+    pub fn space(&self) -> Space {
+        self.space
+    }
+
+    /// Minimum-image offset from `centre` to candidate `k`: per axis `(p_k − centre) + shift`,
+    /// or the wrapped difference where the block spans the whole axis — bit for bit what
+    /// `Space::displacement` gives for any point within the query radius.
     #[inline]
     pub fn offset(&self, k: usize, centre: Vec2) -> Vec2 {
-        if self.shifted {
-            (self.pos[k] - centre) + self.shift[k]
-        } else {
-            self.space.displacement(centre, self.pos[k])
-        }
+        let dx = (self.x[k] - centre.x) + self.sx[k];
+        let dy = (self.y[k] - centre.y) + self.sy[k];
+        Vec2::new(
+            if self.wrap_each.x {
+                wrap_axis(dx, self.space.width)
+            } else {
+                dx
+            },
+            if self.wrap_each.y {
+                wrap_axis(dy, self.space.height)
+            } else {
+                dy
+            },
+        )
     }
 }
 

@@ -10,7 +10,7 @@ mod grid;
 mod kdtree;
 
 pub use brute::Brute;
-pub use grid::Grid;
+pub use grid::{Block, Grid};
 pub use kdtree::{KdTree, rebuild as rebuild_kdtree, splits as kd_splits};
 
 use bevy::ecs::system::SystemParam;
