@@ -9,8 +9,14 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use pandemic_boids::run::bench::{BenchOptions, write_json};
-use pandemic_boids::run::cli::{BenchArgs, Cli, Command, RunArgs, default_scenario};
+use pandemic_boids::run::cli::{
+    BenchArgs, Cli, Command, ExperimentArgs, MergeArgs, PlotArgs, RunArgs, SweepArgs,
+    default_scenario,
+};
+use pandemic_boids::run::experiment::{ExperimentOptions, Outcome, expand_scenarios};
 use pandemic_boids::run::headless::{self, RunOptions};
+use pandemic_boids::run::sweep::SweepOptions;
+use pandemic_boids::sim::config::ConfigError;
 use pandemic_boids::view;
 
 /// Exit code for bad usage or configuration.
@@ -53,6 +59,135 @@ fn main() -> ExitCode {
         },
         Some(Command::Run(args)) => run(args),
         Some(Command::Bench(args)) => bench(args),
+        Some(Command::Experiment(args)) => experiment(args),
+        Some(Command::Sweep(args)) => sweep(args),
+        Some(Command::Merge(args)) => merge(args),
+        Some(Command::Plot(args)) => plot(args),
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn experiment(args: ExperimentArgs) -> ExitCode {
+    let scenarios = match expand_scenarios(&args.scenarios) {
+        Ok(s) => s,
+        Err(e) => return fail(USAGE, e),
+    };
+    let opts = ExperimentOptions {
+        scenarios,
+        seeds: args.seeds as usize,
+        base_seed: args.base_seed,
+        jobs: args.jobs.map_or_else(cores, usize::from),
+        duration: args.duration,
+        sets: args.set.clone(),
+        out: args.out.clone(),
+        progress: !args.quiet,
+        stop: Some(stop_flag()),
+    };
+    match pandemic_boids::run::experiment::run(&opts) {
+        Ok(report) => {
+            eprintln!(
+                "{} runs done, {} skipped (already complete), {} stopped, {} failed; wrote {}",
+                report.ran,
+                report.skipped,
+                report.stopped,
+                report.failed.len(),
+                args.out.display()
+            );
+            for (dir, why) in &report.failed {
+                eprintln!("failed: {}: {why}", dir.display());
+            }
+            if report.stopped > 0 {
+                ExitCode::from(INTERRUPTED)
+            } else if report.failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => fail(
+            if e.downcast_ref::<ConfigError>().is_some() {
+                USAGE
+            } else {
+                1
+            },
+            e,
+        ),
+    }
+}
+
+fn sweep(args: SweepArgs) -> ExitCode {
+    let opts = SweepOptions {
+        base: args.base.clone(),
+        sets: args.set.clone(),
+        params: args.param.clone(),
+        samples: args.samples,
+        seed: args.seed,
+        shard: args.shard,
+        jobs: args.jobs.map_or_else(cores, usize::from),
+        duration: args.duration,
+        out: args.out.clone(),
+        progress: !args.quiet,
+        stop: Some(stop_flag()),
+    };
+    match pandemic_boids::run::sweep::run(&opts) {
+        Ok(report) => {
+            let failed: Vec<_> = report
+                .outcomes
+                .iter()
+                .filter_map(|(s, o)| match o {
+                    Outcome::Failed(why) => Some((s, why)),
+                    _ => None,
+                })
+                .collect();
+            eprintln!(
+                "shard {}/{}: {} samples, {} failed; wrote {}",
+                args.shard.0,
+                args.shard.1,
+                report.shard_samples,
+                failed.len(),
+                report.summary.display()
+            );
+            for (s, why) in &failed {
+                eprintln!("failed: sample {s}: {why}");
+            }
+            if failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => fail(
+            if e.downcast_ref::<ConfigError>().is_some() {
+                USAGE
+            } else {
+                1
+            },
+            e,
+        ),
+    }
+}
+
+fn merge(args: MergeArgs) -> ExitCode {
+    let out = args.out.clone().unwrap_or_else(|| args.dirs[0].clone());
+    match pandemic_boids::run::sweep::merge(&args.dirs, &out) {
+        Ok((path, n)) => {
+            eprintln!("merged {n} samples into {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(1, e),
+    }
+}
+
+fn plot(args: PlotArgs) -> ExitCode {
+    match pandemic_boids::run::experiment::redraw(&args.dir) {
+        Ok(files) => {
+            eprintln!("wrote {} plots under {}", files.len(), args.dir.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(1, e),
     }
 }
 
@@ -91,7 +226,7 @@ fn bench(args: BenchArgs) -> ExitCode {
 }
 
 fn fail(code: u8, e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {e}");
+    eprintln!("error: {e:#}");
     ExitCode::from(code)
 }
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::run::sweep::Param;
 use crate::sim::config::{ConfigError, IndexKind, SimConfig};
 
 /// pandemic-boids: a pandemic spreading through flocking boid swarms.
@@ -32,9 +33,109 @@ pub enum Command {
     /// Run one scenario headless, as fast as possible, and write metrics.csv, summary.json and
     /// config.toml to --out.
     Run(RunArgs),
+    /// Run every scenario × seed (in parallel), then write summary.csv, aggregate.csv and
+    /// plots/ to --out. Re-running skips completed runs.
+    Experiment(ExperimentArgs),
+    /// Latin-hypercube sweep over config keys; --shard I/K runs one slice (cluster arrays).
+    Sweep(SweepArgs),
+    /// Join the shard summaries of a sweep into one summary.csv.
+    Merge(MergeArgs),
+    /// Re-draw the plots of a run, experiment or sweep folder from its files.
+    Plot(PlotArgs),
     /// Time simulation steps per phase for several sizes and neighbour-index backends (use a
     /// release build: cargo run --release -- bench).
     Bench(BenchArgs),
+}
+
+/// `experiment`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct ExperimentArgs {
+    /// Scenario files or glob patterns (quote them), e.g. 'assets/scenarios/matrix/*.toml'.
+    #[arg(long, value_name = "GLOB", num_args = 1.., required = true)]
+    pub scenarios: Vec<String>,
+    /// Seeds per scenario.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub seeds: u32,
+    /// Base seed from which every run's seed is derived.
+    #[arg(long = "seed", value_name = "N", default_value_t = 1)]
+    pub base_seed: u64,
+    /// Runs at a time (default: every core).
+    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
+    /// Simulated seconds per run (overrides the scenarios' `duration`).
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub duration: Option<f64>,
+    /// Override a config key in every scenario (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `sweep`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct SweepArgs {
+    /// Base scenario file.
+    #[arg(long, value_name = "FILE")]
+    pub base: PathBuf,
+    /// A swept key and its range, KEY=LO..HI or KEY=LO..HI:log (repeatable).
+    #[arg(long, value_name = "KEY=LO..HI[:log]", required = true, value_parser = parse_param_arg)]
+    pub param: Vec<Param>,
+    /// Number of samples (Latin hypercube).
+    #[arg(long, value_name = "N")]
+    pub samples: usize,
+    /// Seed of the design and of the runs.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Run only shard I of K (0 ≤ I < K), e.g. --shard $SLURM_ARRAY_TASK_ID/16.
+    #[arg(long, value_name = "I/K", default_value = "0/1", value_parser = parse_shard_arg)]
+    pub shard: (usize, usize),
+    /// Runs at a time (default: every core).
+    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
+    /// Simulated seconds per run (overrides the base's `duration`).
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub duration: Option<f64>,
+    /// Override a config key of the base (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output folder, shared by all shards.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `merge`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// Sweep output folders holding shard summaries (usually just one shared folder).
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where summary.csv goes (default: the first DIR).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// `plot`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct PlotArgs {
+    /// A run, experiment or sweep output folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+fn parse_param_arg(s: &str) -> Result<Param, String> {
+    crate::run::sweep::parse_param(s)
+}
+
+fn parse_shard_arg(s: &str) -> Result<(usize, usize), String> {
+    crate::run::sweep::parse_shard(s)
 }
 
 /// `bench`'s options.

@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 
 use super::Simulation;
 use super::output::{OutputError, RunFolder};
+use super::plots::plot_run;
+use super::results::Series;
 use crate::sim::agent::Swarm;
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::EpidemicStats;
@@ -95,6 +97,14 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
         out: folder.dir().to_path_buf(),
     };
     folder.write_summary(&summary(&sim, completed))?;
+    // The plot is a view of files already written: a failure is reported, never fatal.
+    let plot = folder.dir().join("sir.png");
+    let title = format!("S / I / R (seed {})", opts.config.seed);
+    let drawn =
+        Series::read(&folder.dir().join("metrics.csv")).and_then(|s| plot_run(&s, &title, &plot));
+    if let Err(e) = drawn {
+        eprintln!("warning: {e}");
+    }
     Ok(report)
 }
 

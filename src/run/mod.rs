@@ -4,8 +4,13 @@
 
 pub mod bench;
 pub mod cli;
+pub mod experiment;
 pub mod headless;
 pub mod output;
+pub mod plots;
+pub mod results;
+pub mod stats;
+pub mod sweep;
 
 use std::time::Duration;
 

@@ -641,6 +641,10 @@ impl SimConfig {
         } else {
             Closed(1e8)
         };
+        // Radii of modules that are off are only checked once the module is on.
+        let seek_active = self.doctors.behavior == DoctorBehavior::SeekNearest;
+        let antivax_active = self.antivax.p_antivax > 0.0 || self.swarms.antivax.count > 0;
+        let predators_active = self.predators.count > 0;
         for swarm in Swarm::ALL {
             let p = self.swarms.get(swarm);
             let k = |name: &str| format!("swarms.{}.{name}", swarm.key());
@@ -794,7 +798,7 @@ impl SimConfig {
             "doctors.seek_radius",
             self.doctors.seek_radius as f64,
             Closed(0.0),
-            radius_max,
+            if seek_active { radius_max } else { Closed(1e8) },
             "px (below half the smaller world side on a torus)",
         );
         v.range(
@@ -808,7 +812,11 @@ impl SimConfig {
             "antivax.repulsion_radius",
             self.antivax.repulsion_radius as f64,
             Closed(0.0),
-            radius_max,
+            if antivax_active {
+                radius_max
+            } else {
+                Closed(1e8)
+            },
             "px (below half the smaller world side on a torus)",
         );
         v.range(
@@ -887,28 +895,44 @@ impl SimConfig {
             "predators.catch_radius",
             pr.catch_radius as f64,
             Closed(0.0),
-            radius_max,
+            if predators_active {
+                radius_max
+            } else {
+                Closed(1e8)
+            },
             "px (below half the smaller world side on a torus)",
         );
         v.range(
             "predators.detection_range",
             pr.detection_range as f64,
             Closed(0.0),
-            radius_max,
+            if predators_active {
+                radius_max
+            } else {
+                Closed(1e8)
+            },
             "px (below half the smaller world side on a torus)",
         );
         v.range(
             "predators.isolation_radius",
             pr.isolation_radius as f64,
             Closed(0.0),
-            radius_max,
+            if predators_active {
+                radius_max
+            } else {
+                Closed(1e8)
+            },
             "px (below half the smaller world side on a torus)",
         );
         v.range(
             "predators.fear_radius",
             pr.fear_radius as f64,
             Closed(0.0),
-            radius_max,
+            if predators_active {
+                radius_max
+            } else {
+                Closed(1e8)
+            },
             "px (below half the smaller world side on a torus)",
         );
         match v.error {
@@ -1027,6 +1051,20 @@ fn one_line(message: &str) -> String {
         .filter(|l| !l.is_empty() && !l.starts_with('|') && *l != "^" && !l.starts_with("in `"))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The value at a dotted key of a config table.
+pub fn table_get<'a>(table: &'a toml::Table, key: &str) -> Option<&'a toml::Value> {
+    let mut parts = key.split('.').peekable();
+    let mut node = table;
+    while let Some(part) = parts.next() {
+        let v = node.get(part)?;
+        if parts.peek().is_none() {
+            return Some(v);
+        }
+        node = v.as_table()?;
+    }
+    None
 }
 
 /// Splits `KEY=VALUE`; the value is TOML (`1.5`, `true`, `"x"`) or, failing that, a bare string.
@@ -1231,6 +1269,20 @@ mod tests {
             c.with_edit("swarms.normal.nope", toml::Value::Float(1.0), "panel")
                 .is_err()
         );
+    }
+
+    #[test]
+    fn radii_of_modules_that_are_off_are_not_checked() {
+        // A 500 px world: the default 300 px seek radius is too long, but doctors are passive.
+        let small = "[world]\nwidth = 500.0\nheight = 500.0\n[antivax]\np_antivax = 0.0\n";
+        SimConfig::from_toml_str(small, "x", &[]).unwrap();
+        let (_, key, _) = key_error(
+            &format!("{small}[doctors]\nbehavior = \"seek_nearest\"\n"),
+            &[],
+        );
+        assert_eq!(key, "doctors.seek_radius");
+        let (_, key, _) = key_error(&format!("{small}[predators]\ncount = 1\n"), &[]);
+        assert_eq!(key, "predators.detection_range");
     }
 
     #[test]

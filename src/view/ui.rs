@@ -18,7 +18,7 @@ use egui_plot::{Legend, Line, Plot, PlotPoints};
 use crate::run::cli::assets_dir;
 use crate::sim::agent::{AgentId, Boid, Breeding, Health, Position, Steering, Swarm, Velocity};
 use crate::sim::clock::SimClock;
-use crate::sim::config::SimConfig;
+use crate::sim::config::{SimConfig, table_get};
 use crate::sim::metrics::{MetricsLog, Sample, Tally};
 use crate::sim::neighbours::{IndexState, NeighbourIndex, Snapshot, index_ref};
 use crate::view::camera::CameraView;
@@ -339,10 +339,11 @@ fn control_panel(
                                 .show(ui, |ui| {
                                     for (key, value) in keys_of(&table, path) {
                                         let limit = key.ends_with("min_speed").then(|| {
-                                            table_value(
+                                            table_get(
                                                 &table,
                                                 &key.replace("min_speed", "max_speed"),
                                             )
+                                            .and_then(toml::Value::as_float)
                                             .unwrap_or(1000.0)
                                         });
                                         if let Some(v) = param_widget(ui, &key, value, limit, half)
@@ -456,20 +457,6 @@ fn swatch(ui: &mut egui::Ui, color: Color, text: &str) {
         egui::Stroke::NONE,
     ));
     ui.label(text);
-}
-
-/// A number at a dotted key of the config table.
-fn table_value(table: &toml::Table, key: &str) -> Option<f64> {
-    let mut node = table;
-    let mut parts = key.split('.').peekable();
-    while let Some(part) = parts.next() {
-        let v = node.get(part)?;
-        if parts.peek().is_none() {
-            return v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
-        }
-        node = v.as_table()?;
-    }
-    None
 }
 
 /// The widget of one config key; returns the new value when the user changed it.

@@ -10,8 +10,10 @@ use pandemic_boids::sim::config::SimConfig;
 
 /// The SPEC defaults with a seed and the epidemic quiet (nobody starts infected).
 pub fn flocking_only(seed: u64) -> SimConfig {
-    let mut c = SimConfig::default();
-    c.seed = seed;
+    let mut c = SimConfig {
+        seed,
+        ..SimConfig::default()
+    };
     c.epidemic.p_initial_infect_normal = 0.0;
     c.epidemic.p_initial_infect_doctor = 0.0;
     c

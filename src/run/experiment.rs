@@ -1,0 +1,372 @@
+//! The `experiment` command: every scenario × seed, each written as its own run folder exactly
+//! like `run`, up to `--jobs` at a time; a failing run is reported and the rest go on;
+//! completed runs are skipped when the command is repeated. Then `summary.csv`,
+//! `aggregate.csv` and the plots. Also the shared job runner used by `sweep`, and `plot DIR`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result, anyhow, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::headless::{RunOptions, run as run_one};
+use super::plots::{plot_experiment, plot_run};
+use super::results::{
+    RunRecord, Series, is_complete, read_run, write_aggregate_csv, write_summary_csv,
+};
+use crate::sim::config::SimConfig;
+use crate::sim::rng::mix64;
+
+/// One run to do.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Scenario name.
+    pub scenario: String,
+    /// Run label within the scenario (its folder name).
+    pub label: String,
+    /// Resolved config (seed included).
+    pub config: SimConfig,
+    /// Output folder.
+    pub dir: PathBuf,
+}
+
+/// How a job went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Ran to completion now.
+    Ran,
+    /// Already complete with this exact config: skipped.
+    Skipped,
+    /// Stopped early (Ctrl-C); its files are complete but partial.
+    Stopped,
+    /// Failed, with the reason.
+    Failed(String),
+}
+
+/// The `k`-th seed derived from a base seed: well mixed, distinct for distinct `k`, and small
+/// enough for a TOML integer.
+pub fn derive_seed(base: u64, k: usize) -> u64 {
+    mix64(base ^ mix64(k as u64 + 1)) >> 1
+}
+
+/// Expands glob patterns (and plain paths) into a sorted list of scenario files.
+pub fn expand_scenarios(patterns: &[String]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in patterns {
+        let matches: Vec<PathBuf> = glob::glob(p)
+            .map_err(|e| anyhow!("--scenarios `{p}`: not a valid pattern ({e})"))?
+            .filter_map(|m| m.ok())
+            .filter(|m| m.is_file())
+            .collect();
+        if matches.is_empty() {
+            bail!(
+                "--scenarios `{p}` matches no file (quote the pattern, e.g. 'assets/scenarios/matrix/*.toml')"
+            );
+        }
+        out.extend(matches);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Options of an experiment.
+pub struct ExperimentOptions {
+    /// Scenario files.
+    pub scenarios: Vec<PathBuf>,
+    /// Seeds per scenario.
+    pub seeds: usize,
+    /// Base seed the run seeds derive from.
+    pub base_seed: u64,
+    /// Runs at a time.
+    pub jobs: usize,
+    /// Overrides every scenario's duration.
+    pub duration: Option<f64>,
+    /// `--set` overrides applied to every scenario.
+    pub sets: Vec<String>,
+    /// Output folder.
+    pub out: PathBuf,
+    /// Progress bar.
+    pub progress: bool,
+    /// Ctrl-C.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// What an experiment did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Runs done now.
+    pub ran: usize,
+    /// Runs skipped (already complete).
+    pub skipped: usize,
+    /// Runs stopped early.
+    pub stopped: usize,
+    /// Failed runs: folder and reason.
+    pub failed: Vec<(PathBuf, String)>,
+    /// Files written besides the run folders.
+    pub written: Vec<PathBuf>,
+}
+
+/// Plans every scenario × seed.
+pub fn plan(opts: &ExperimentOptions) -> Result<Vec<Job>> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut jobs = Vec::new();
+    for path in &opts.scenarios {
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .ok_or_else(|| anyhow!("`{}` has no file name", path.display()))?;
+        if !names.insert(name.clone()) {
+            bail!("two scenarios are named `{name}`; give each scenario file a distinct name");
+        }
+        let base = SimConfig::load(Some(path), &opts.sets)?;
+        for k in 0..opts.seeds {
+            let mut config = base.clone();
+            config.seed = derive_seed(opts.base_seed, k);
+            if let Some(d) = opts.duration {
+                config.duration = d;
+            }
+            config.validate("--duration")?;
+            jobs.push(Job {
+                scenario: name.clone(),
+                label: format!("seed-{k}"),
+                config,
+                dir: opts.out.join("runs").join(&name).join(format!("seed-{k}")),
+            });
+        }
+    }
+    Ok(jobs)
+}
+
+/// Whether a job's folder already holds a complete run of exactly this config.
+fn already_done(job: &Job) -> bool {
+    is_complete(&job.dir)
+        && std::fs::read_to_string(job.dir.join("config.toml"))
+            .is_ok_and(|t| t == job.config.to_toml())
+}
+
+/// Runs jobs `jobs` at a time; a panic or error fails only its own job.
+pub fn execute(
+    list: &[Job],
+    jobs: usize,
+    progress: bool,
+    stop: Option<Arc<AtomicBool>>,
+) -> Vec<Outcome> {
+    let bar = if progress {
+        let bar = ProgressBar::new(list.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise} < {eta_precise}]",
+            )
+            .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; list.len()]);
+    let stopped = || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, list.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = list.get(k) else { break };
+                    let outcome = if stopped() {
+                        Outcome::Stopped
+                    } else if already_done(job) {
+                        Outcome::Skipped
+                    } else {
+                        let opts = RunOptions {
+                            config: job.config.clone(),
+                            out: job.dir.clone(),
+                            threads: None,
+                            progress: false,
+                            stop: stop.clone(),
+                        };
+                        match catch_unwind(AssertUnwindSafe(|| run_one(opts))) {
+                            Ok(Ok(r)) if r.completed => Outcome::Ran,
+                            Ok(Ok(_)) => Outcome::Stopped,
+                            Ok(Err(e)) => Outcome::Failed(e.to_string()),
+                            Err(panic) => Outcome::Failed(format!(
+                                "the run panicked: {}",
+                                panic
+                                    .downcast_ref::<String>()
+                                    .map(String::as_str)
+                                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                                    .unwrap_or("unknown reason")
+                            )),
+                        }
+                    };
+                    if let Outcome::Failed(e) = &outcome {
+                        bar.suspend(|| eprintln!("run {} failed: {e}", job.dir.display()));
+                    }
+                    bar.inc(1);
+                    bar.set_message(format!("{} {}", job.scenario, job.label));
+                    outcomes.lock().expect("no poisoned lock")[k] = Some(outcome);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    outcomes
+        .into_inner()
+        .expect("no poisoned lock")
+        .into_iter()
+        .map(|o| o.unwrap_or(Outcome::Stopped))
+        .collect()
+}
+
+/// Runs an experiment and writes its tables and plots.
+pub fn run(opts: &ExperimentOptions) -> Result<Report> {
+    let jobs = plan(opts)?;
+    std::fs::create_dir_all(&opts.out).map_err(|e| {
+        anyhow!(
+            "cannot write to output folder `{}`: {e} (choose a folder you can write to with --out)",
+            opts.out.display()
+        )
+    })?;
+    let outcomes = execute(&jobs, opts.jobs, opts.progress, opts.stop.clone());
+    let mut report = Report::default();
+    for (job, outcome) in jobs.iter().zip(&outcomes) {
+        match outcome {
+            Outcome::Ran => report.ran += 1,
+            Outcome::Skipped => report.skipped += 1,
+            Outcome::Stopped => report.stopped += 1,
+            Outcome::Failed(e) => report.failed.push((job.dir.clone(), e.clone())),
+        }
+    }
+    report.written = write_tables_and_plots(&opts.out, &jobs)?;
+    Ok(report)
+}
+
+/// Reads every complete run among `jobs` (in order).
+fn completed_records(jobs: &[Job]) -> Vec<(RunRecord, Series)> {
+    jobs.iter()
+        .filter(|j| is_complete(&j.dir))
+        .filter_map(|j| {
+            let rec = read_run(&j.dir, &j.scenario, &j.label).ok()?;
+            let series = Series::read(&j.dir.join("metrics.csv")).ok()?;
+            Some((rec, series))
+        })
+        .collect()
+}
+
+/// `summary.csv`, `aggregate.csv`, `plots/` (grid, overlay, heatmaps) and `plots/runs/`.
+fn write_tables_and_plots(out: &Path, jobs: &[Job]) -> Result<Vec<PathBuf>> {
+    let done = completed_records(jobs);
+    let records: Vec<RunRecord> = done.iter().map(|(r, _)| r.clone()).collect();
+    let mut written = vec![out.join("summary.csv"), out.join("aggregate.csv")];
+    write_summary_csv(&written[0], &records, &[])?;
+    write_aggregate_csv(&written[1], &records)?;
+    written.extend(draw(out, done)?);
+    Ok(written)
+}
+
+fn draw(out: &Path, done: Vec<(RunRecord, Series)>) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    if done.is_empty() {
+        return Ok(written);
+    }
+    let runs_dir = out.join("plots").join("runs");
+    std::fs::create_dir_all(&runs_dir)
+        .with_context(|| format!("cannot create {}", runs_dir.display()))?;
+    for (rec, series) in &done {
+        let path = runs_dir.join(format!("{}_{}.png", rec.scenario, rec.label));
+        plot_run(
+            series,
+            &format!("{} {} (seed {})", rec.scenario, rec.label, rec.seed),
+            &path,
+        )?;
+        written.push(path);
+    }
+    let mut groups: Vec<(String, Vec<(RunRecord, Series)>)> = Vec::new();
+    for (rec, series) in done {
+        match groups.iter_mut().find(|(n, _)| *n == rec.scenario) {
+            Some((_, v)) => v.push((rec, series)),
+            None => groups.push((rec.scenario.clone(), vec![(rec, series)])),
+        }
+    }
+    written.extend(plot_experiment(&out.join("plots"), &groups)?);
+    Ok(written)
+}
+
+/// `plot DIR`: re-draws the plots of a run folder or an experiment folder from its files.
+pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
+    if dir.join("metrics.csv").is_file() {
+        let series = Series::read(&dir.join("metrics.csv"))?;
+        let path = dir.join("sir.png");
+        plot_run(
+            &series,
+            &dir.file_name()
+                .map_or("run".into(), |n| n.to_string_lossy().into_owned()),
+            &path,
+        )?;
+        return Ok(vec![path]);
+    }
+    if dir.join("manifest.csv").is_file() {
+        return super::sweep::redraw(dir);
+    }
+    let runs = dir.join("runs");
+    let scenarios = std::fs::read_dir(&runs).with_context(|| {
+        format!("`{}` holds no metrics.csv, manifest.csv or runs/ folder; give a run, experiment or sweep folder", dir.display())
+    })?;
+    let mut done = Vec::new();
+    let mut scenario_dirs: Vec<PathBuf> = scenarios
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    scenario_dirs.sort();
+    for sdir in scenario_dirs {
+        let scenario = sdir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut run_dirs: Vec<PathBuf> = std::fs::read_dir(&sdir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| is_complete(p))
+            .collect();
+        run_dirs.sort_by_key(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            name.rsplit('-')
+                .next()
+                .and_then(|k| k.parse::<usize>().ok())
+                .unwrap_or(usize::MAX)
+        });
+        for rdir in run_dirs {
+            let label = rdir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let rec = read_run(&rdir, &scenario, &label)?;
+            let series = Series::read(&rdir.join("metrics.csv"))?;
+            done.push((rec, series));
+        }
+    }
+    if done.is_empty() {
+        bail!("`{}` holds no completed runs to plot", dir.display());
+    }
+    draw(dir, done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_seeds_differ_and_fit_toml() {
+        let seeds: Vec<u64> = (0..10_000).map(|k| derive_seed(42, k)).collect();
+        let mut sorted = seeds.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), seeds.len());
+        assert!(seeds.iter().all(|&s| s <= i64::MAX as u64));
+        assert_ne!(derive_seed(1, 0), derive_seed(2, 0));
+    }
+}
