@@ -71,6 +71,12 @@ impl Simulation {
     /// A simulation of `config` using `threads` compute threads (default: every core; the
     /// process-wide pools are created by the first simulation or app of the process).
     pub fn new(config: SimConfig, threads: Option<usize>) -> Self {
+        Self::with(config, threads, |_| {})
+    }
+
+    /// Like [`Simulation::new`], with `extend` adding your own plugins and systems before the
+    /// app is finished (plugins cannot be added later).
+    pub fn with(config: SimConfig, threads: Option<usize>, extend: impl FnOnce(&mut App)) -> Self {
         let dt = Duration::from_secs_f64(config.dt);
         let mut app = App::new();
         app.add_plugins(
@@ -80,6 +86,7 @@ impl Simulation {
         )
         .add_plugins(SimPlugin { config })
         .insert_resource(TimeUpdateStrategy::ManualDuration(dt));
+        extend(&mut app);
         app.finish();
         app.cleanup();
         // Phases are chained, so little runs side by side; the single-threaded executor avoids

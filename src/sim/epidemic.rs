@@ -141,7 +141,7 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                         step_probability(self.susceptibility(i, p), self.dt)
                     };
                     if p_step > 0.0
-                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::Infect)
+                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT)
                             < p_step
                     {
                         out.push((i, j));
@@ -169,7 +169,7 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                 self.index.for_each_within(s.pos[j], radius, |i, _| {
                     if i != j
                         && s.disease[i].is_infected()
-                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::Cure) < p_step
+                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::CURE) < p_step
                     {
                         out.push((i, j));
                     }
@@ -198,7 +198,7 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                     if let Some(doctor) = curer[i] {
                         out.push((i, Transition::Cure { doctor }));
                     } else if end - since >= self.params.t_death - 1e-9 {
-                        let dies = draw_unit(self.seed, self.step, id, 0, Purpose::Death)
+                        let dies = draw_unit(self.seed, self.step, id, 0, Purpose::DEATH)
                             < self.params.p_death;
                         out.push((
                             i,
@@ -222,7 +222,7 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                     }
                     if p_spont > 0.0 {
                         let p_step = step_probability(self.susceptibility(i, p_spont), self.dt);
-                        if draw_unit(self.seed, self.step, id, 0, Purpose::Spontaneous) < p_step {
+                        if draw_unit(self.seed, self.step, id, 0, Purpose::SPONTANEOUS) < p_step {
                             out.push((i, Transition::Infect { source: None }));
                             continue;
                         }

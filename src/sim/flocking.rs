@@ -339,7 +339,7 @@ pub fn flocking_forces(
     let finish = |slot: usize, swarm: Swarm, v: Vec2, sums: &FlockSums| {
         let params = config.swarms.get(swarm);
         let noise = if params.noise > 0.0 {
-            let draw = draw_unit(config.seed, step, snapshot.id[slot], 0, Purpose::Noise);
+            let draw = draw_unit(config.seed, step, snapshot.id[slot], 0, Purpose::NOISE);
             noise_force(params.noise, dt, draw)
         } else {
             Vec2::ZERO

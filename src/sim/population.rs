@@ -137,10 +137,10 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                 });
             partners.sort_unstable_by_key(|p| p.0);
             for (j, offset) in partners {
-                if draw_unit(cfg.seed, self.step, s.id[i], s.id[j], Purpose::Offspring) >= p_step {
+                if draw_unit(cfg.seed, self.step, s.id[i], s.id[j], Purpose::OFFSPRING) >= p_step {
                     continue;
                 }
-                let mut rng = draw_rng(cfg.seed, self.step, s.id[i], s.id[j], Purpose::Litter);
+                let mut rng = draw_rng(cfg.seed, self.step, s.id[i], s.id[j], Purpose::LITTER);
                 let (mean, sd) = match swarm {
                     Swarm::Doctor => (pop.litter_mean_doctor, pop.litter_sd_doctor),
                     _ => (pop.litter_mean_normal, pop.litter_sd_normal),
@@ -282,7 +282,7 @@ fn promote_to_doctors(
     for (id, health, mut swarm, mut name) in &mut boids {
         if *swarm == Swarm::Normal
             && health.age >= config.population.t_adult
-            && draw_unit(config.seed, clock.step, id.0, 0, Purpose::Promote) < p_step
+            && draw_unit(config.seed, clock.step, id.0, 0, Purpose::PROMOTE) < p_step
         {
             *swarm = Swarm::Doctor;
             *name = Name::new(format!("{} #{}", Swarm::Doctor.label(), id.0));

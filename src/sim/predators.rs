@@ -359,7 +359,7 @@ fn catch_prey(
                     clock.step,
                     boid_snapshot.id[j],
                     predator_id,
-                    Purpose::Respawn,
+                    Purpose::RESPAWN,
                 );
                 let (at, v) = edge_respawn(&space, config.swarms.get(swarm).max_speed, &mut rng);
                 if let Ok((mut pos, mut vel)) = boids.get_mut(entity) {

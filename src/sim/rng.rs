@@ -18,28 +18,30 @@ impl SimRng {
     }
 }
 
-/// What a per-step draw is for; each purpose is an independent stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u64)]
-pub enum Purpose {
+/// What a per-step draw is for; each purpose is an independent stream. Extensions define their
+/// own with a value of 1000 or more (e.g. `const VACCINATE: Purpose = Purpose(1000);`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Purpose(pub u64);
+
+impl Purpose {
     /// Flocking noise direction.
-    Noise = 1,
+    pub const NOISE: Purpose = Purpose(1);
     /// Contact infection roll of one (target, source) pair.
-    Infect = 2,
+    pub const INFECT: Purpose = Purpose(2);
     /// Spontaneous infection roll.
-    Spontaneous = 3,
+    pub const SPONTANEOUS: Purpose = Purpose(3);
     /// Cure roll of one (patient, doctor) pair.
-    Cure = 4,
+    pub const CURE: Purpose = Purpose(4);
     /// Death-or-recovery roll at `t_death`.
-    Death = 5,
+    pub const DEATH: Purpose = Purpose(5);
     /// Reproduction roll of one pair.
-    Offspring = 6,
+    pub const OFFSPRING: Purpose = Purpose(6);
     /// Promotion to doctor.
-    Promote = 7,
+    pub const PROMOTE: Purpose = Purpose(7);
     /// Sex and litter details.
-    Litter = 8,
+    pub const LITTER: Purpose = Purpose(8);
     /// Where a caught boid reappears.
-    Respawn = 9,
+    pub const RESPAWN: Purpose = Purpose(9);
 }
 
 /// SplitMix64 finaliser: a strong 64-bit mixer.
@@ -54,7 +56,7 @@ pub fn mix64(mut z: u64) -> u64 {
 /// A 64-bit hash of a draw's coordinates.
 #[inline]
 pub fn draw_bits(seed: u64, step: u64, id: u64, other: u64, purpose: Purpose) -> u64 {
-    let mut h = mix64(seed ^ (purpose as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+    let mut h = mix64(seed ^ purpose.0.wrapping_mul(0xA076_1D64_78BD_642F));
     h = mix64(h ^ step);
     h = mix64(h ^ id);
     mix64(h ^ other)
@@ -77,12 +79,12 @@ mod tests {
 
     #[test]
     fn draws_are_reproducible_and_distinct() {
-        let a = draw_unit(1, 2, 3, 4, Purpose::Infect);
-        assert_eq!(a, draw_unit(1, 2, 3, 4, Purpose::Infect));
-        assert_ne!(a, draw_unit(1, 2, 3, 4, Purpose::Cure));
-        assert_ne!(a, draw_unit(1, 3, 3, 4, Purpose::Infect));
-        assert_ne!(a, draw_unit(2, 2, 3, 4, Purpose::Infect));
-        assert_ne!(a, draw_unit(1, 2, 4, 3, Purpose::Infect));
+        let a = draw_unit(1, 2, 3, 4, Purpose::INFECT);
+        assert_eq!(a, draw_unit(1, 2, 3, 4, Purpose::INFECT));
+        assert_ne!(a, draw_unit(1, 2, 3, 4, Purpose::CURE));
+        assert_ne!(a, draw_unit(1, 3, 3, 4, Purpose::INFECT));
+        assert_ne!(a, draw_unit(2, 2, 3, 4, Purpose::INFECT));
+        assert_ne!(a, draw_unit(1, 2, 4, 3, Purpose::INFECT));
     }
 
     #[test]
@@ -91,7 +93,7 @@ mod tests {
         let mut sum = 0.0;
         let mut below_tenth = 0;
         for i in 0..n {
-            let u = draw_unit(42, i, 7, 0, Purpose::Noise);
+            let u = draw_unit(42, i, 7, 0, Purpose::NOISE);
             assert!((0.0..1.0).contains(&u));
             sum += u;
             if u < 0.1 {

@@ -9,9 +9,9 @@ use crate::sim::agent::{Boid, Health, Position, Swarm, Velocity};
 use crate::sim::predators::Predator;
 
 /// Boid triangle length, px (world units).
-pub const BOID_LENGTH: f32 = 9.0;
+pub const BOID_LENGTH: f32 = 14.0;
 /// Boid triangle width, px.
-pub const BOID_WIDTH: f32 = 5.0;
+pub const BOID_WIDTH: f32 = 8.0;
 /// Predator triangle length, px.
 pub const PREDATOR_LENGTH: f32 = 22.0;
 /// Predator colour (magenta, unlike any swarm or tint).

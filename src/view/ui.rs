@@ -50,20 +50,29 @@ pub struct PanelState {
 
 impl Default for PanelState {
     fn default() -> Self {
-        let mut scenarios: Vec<PathBuf> = std::fs::read_dir(assets_dir().join("scenarios"))
-            .map(|dir| {
-                dir.filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        scenarios.sort();
         Self {
             save_path: "my-scenario.toml".into(),
-            scenarios,
+            scenarios: scenario_files(&assets_dir().join("scenarios")),
             chosen: 0,
         }
     }
+}
+
+/// The `.toml` files in a folder and its sub-folders (matrix/, regimes/), sorted.
+fn scenario_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.is_dir() {
+            out.extend(scenario_files(&path));
+        } else if path.extension().is_some_and(|x| x == "toml") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -361,10 +370,13 @@ fn control_panel(
                     .show(ui, |ui| {
                         if !panel.scenarios.is_empty() {
                             ui.horizontal(|ui| {
+                                // Shown relative to assets/scenarios (e.g. matrix/B2_D2.toml).
+                                let root = assets_dir().join("scenarios");
                                 let name = |p: &PathBuf| {
-                                    p.file_name()
-                                        .map(|n| n.to_string_lossy().into_owned())
-                                        .unwrap_or_default()
+                                    p.strip_prefix(&root)
+                                        .unwrap_or(p)
+                                        .to_string_lossy()
+                                        .into_owned()
                                 };
                                 let current = name(
                                     &panel.scenarios[panel.chosen.min(panel.scenarios.len() - 1)],
