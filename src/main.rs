@@ -66,8 +66,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+/// Exit code for a batch command's error: 2 for configuration problems, 1 otherwise.
+fn batch_error(e: anyhow::Error) -> ExitCode {
+    let code = if e.downcast_ref::<ConfigError>().is_some() {
+        USAGE
+    } else {
+        1
+    };
+    fail(code, e)
 }
 
 fn experiment(args: ExperimentArgs) -> ExitCode {
@@ -75,98 +81,84 @@ fn experiment(args: ExperimentArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(USAGE, e),
     };
+    let b = &args.batch;
     let opts = ExperimentOptions {
         scenarios,
         seeds: args.seeds as usize,
         base_seed: args.base_seed,
-        jobs: args.jobs.map_or_else(cores, usize::from),
-        duration: args.duration,
-        sets: args.set.clone(),
-        out: args.out.clone(),
-        progress: !args.quiet,
+        jobs: b.jobs(),
+        duration: b.duration,
+        sets: b.set.clone(),
+        out: b.out.clone(),
+        progress: !b.quiet,
         stop: Some(stop_flag()),
     };
-    match pandemic_boids::run::experiment::run(&opts) {
-        Ok(report) => {
-            eprintln!(
-                "{} runs done, {} skipped (already complete), {} stopped, {} failed; wrote {}",
-                report.ran,
-                report.skipped,
-                report.stopped,
-                report.failed.len(),
-                args.out.display()
-            );
-            for (dir, why) in &report.failed {
-                eprintln!("failed: {}: {why}", dir.display());
-            }
-            if report.stopped > 0 {
-                ExitCode::from(INTERRUPTED)
-            } else if report.failed.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => fail(
-            if e.downcast_ref::<ConfigError>().is_some() {
-                USAGE
-            } else {
-                1
-            },
-            e,
-        ),
+    let report = match pandemic_boids::run::experiment::run(&opts) {
+        Ok(r) => r,
+        Err(e) => return batch_error(e),
+    };
+    eprintln!(
+        "{} runs done, {} skipped (already complete), {} stopped, {} failed; wrote {}",
+        report.ran,
+        report.skipped,
+        report.stopped,
+        report.failed.len(),
+        b.out.display()
+    );
+    for (dir, why) in &report.failed {
+        eprintln!("failed: {}: {why}", dir.display());
+    }
+    if report.stopped > 0 {
+        ExitCode::from(INTERRUPTED)
+    } else if report.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 
 fn sweep(args: SweepArgs) -> ExitCode {
+    let b = &args.batch;
     let opts = SweepOptions {
         base: args.base.clone(),
-        sets: args.set.clone(),
+        sets: b.set.clone(),
         params: args.param.clone(),
         samples: args.samples,
         seed: args.seed,
         shard: args.shard,
-        jobs: args.jobs.map_or_else(cores, usize::from),
-        duration: args.duration,
-        out: args.out.clone(),
-        progress: !args.quiet,
+        jobs: b.jobs(),
+        duration: b.duration,
+        out: b.out.clone(),
+        progress: !b.quiet,
         stop: Some(stop_flag()),
     };
-    match pandemic_boids::run::sweep::run(&opts) {
-        Ok(report) => {
-            let failed: Vec<_> = report
-                .outcomes
-                .iter()
-                .filter_map(|(s, o)| match o {
-                    Outcome::Failed(why) => Some((s, why)),
-                    _ => None,
-                })
-                .collect();
-            eprintln!(
-                "shard {}/{}: {} samples, {} failed; wrote {}",
-                args.shard.0,
-                args.shard.1,
-                report.shard_samples,
-                failed.len(),
-                report.summary.display()
-            );
-            for (s, why) in &failed {
-                eprintln!("failed: sample {s}: {why}");
-            }
-            if failed.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => fail(
-            if e.downcast_ref::<ConfigError>().is_some() {
-                USAGE
-            } else {
-                1
-            },
-            e,
-        ),
+    let report = match pandemic_boids::run::sweep::run(&opts) {
+        Ok(r) => r,
+        Err(e) => return batch_error(e),
+    };
+    let failed: Vec<_> = report
+        .outcomes
+        .iter()
+        .filter_map(|(s, o)| match o {
+            Outcome::Failed(why) => Some((s, why)),
+            _ => None,
+        })
+        .collect();
+    eprintln!(
+        "shard {}/{}: {} samples, {} failed; wrote {}",
+        args.shard.0,
+        args.shard.1,
+        report.shard_samples,
+        failed.len(),
+        report.summary.display()
+    );
+    for (s, why) in &failed {
+        eprintln!("failed: sample {s}: {why}");
+    }
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

@@ -13,10 +13,8 @@ use serde::Serialize;
 
 use super::Simulation;
 use crate::SimSystems;
-use crate::sim::agent::Boid;
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
-use crate::sim::neighbours::{IndexState, NeighbourIndex, Snapshot, index_ref};
-use bevy_spatial::kdtree::KDTree2;
+use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
 
 /// Neighbours per boid the workload's density aims for within the alignment radius.
 pub const TARGET_NEIGHBOURS: f32 = 20.0;
@@ -220,13 +218,7 @@ pub fn measure(n: usize, backend: IndexKind, opts: &BenchOptions) -> BenchResult
 fn density(sim: &Simulation, config: &SimConfig) -> (f64, f64) {
     let world = sim.world();
     let snapshot = world.resource::<Snapshot>();
-    let state = world.resource::<IndexState>();
-    let index = index_ref(
-        state.kind,
-        snapshot,
-        world.resource::<KDTree2<Boid>>(),
-        &state.grid,
-    );
+    let index = world_index(world);
     let r = config.swarms.normal.query_radius();
     let stride = (snapshot.len() / 5000).max(1);
     let (mut nb, mut cand, mut k) = (0usize, 0usize, 0usize);

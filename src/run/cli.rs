@@ -47,6 +47,36 @@ pub enum Command {
     Bench(BenchArgs),
 }
 
+/// Options every batch command (experiment, sweep) shares.
+#[derive(Args, Debug, Clone)]
+pub struct BatchArgs {
+    /// Runs at a time (default: every core).
+    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
+    /// Simulated seconds per run (overrides the scenarios' `duration`).
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub duration: Option<f64>,
+    /// Override a config key in every run (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl BatchArgs {
+    /// Runs at a time: `--jobs` or every core.
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        )
+    }
+}
+
 /// `experiment`'s options.
 #[derive(Args, Debug, Clone)]
 pub struct ExperimentArgs {
@@ -59,21 +89,9 @@ pub struct ExperimentArgs {
     /// Base seed from which every run's seed is derived.
     #[arg(long = "seed", value_name = "N", default_value_t = 1)]
     pub base_seed: u64,
-    /// Runs at a time (default: every core).
-    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub jobs: Option<u16>,
-    /// Simulated seconds per run (overrides the scenarios' `duration`).
-    #[arg(long, value_name = "S", allow_negative_numbers = true)]
-    pub duration: Option<f64>,
-    /// Override a config key in every scenario (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Output folder.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Jobs, duration, overrides, output.
+    #[command(flatten)]
+    pub batch: BatchArgs,
 }
 
 /// `sweep`'s options.
@@ -94,21 +112,9 @@ pub struct SweepArgs {
     /// Run only shard I of K (0 ≤ I < K), e.g. --shard $SLURM_ARRAY_TASK_ID/16.
     #[arg(long, value_name = "I/K", default_value = "0/1", value_parser = parse_shard_arg)]
     pub shard: (usize, usize),
-    /// Runs at a time (default: every core).
-    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub jobs: Option<u16>,
-    /// Simulated seconds per run (overrides the base's `duration`).
-    #[arg(long, value_name = "S", allow_negative_numbers = true)]
-    pub duration: Option<f64>,
-    /// Override a config key of the base (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Output folder, shared by all shards.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Jobs, duration, overrides, output (shared by all shards).
+    #[command(flatten)]
+    pub batch: BatchArgs,
 }
 
 /// `merge`'s options.

@@ -199,20 +199,7 @@ pub fn plot_experiment(
         for ((name, band), (r, c)) in bands.iter().zip(&cells) {
             let area = &panels[r * cols + c];
             let colour = PALETTE[(r * cols + c) % PALETTE.len()];
-            let mut chart = ChartBuilder::on(area)
-                .caption(name, ("sans-serif", 20))
-                .margin(10)
-                .x_label_area_size(36)
-                .y_label_area_size(48)
-                .build_cartesian_2d(0.0..t_max, 0.0..y_max)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc("time (s)")
-                .y_desc("infected fraction")
-                .label_style(("sans-serif", 13))
-                .draw()
-                .map_err(err)?;
+            let mut chart = fraction_chart(area, name, (20, 13), (t_max, y_max))?;
             let mut poly: Vec<(f64, f64)> = band.iter().map(|p| (p.0, p.3)).collect();
             poly.extend(band.iter().rev().map(|p| (p.0, p.2)));
             chart
@@ -234,20 +221,8 @@ pub fn plot_experiment(
     {
         let root = BitMapBackend::new(&path, OVERLAY_PLOT).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Mean infected fraction, every scenario", ("sans-serif", 24))
-            .margin(14)
-            .x_label_area_size(42)
-            .y_label_area_size(58)
-            .build_cartesian_2d(0.0..t_max, 0.0..y_max)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("infected fraction")
-            .label_style(("sans-serif", 15))
-            .draw()
-            .map_err(err)?;
+        let title = "Mean infected fraction, every scenario";
+        let mut chart = fraction_chart(&root, title, (24, 15), (t_max, y_max))?;
         for (k, (name, band)) in bands.iter().enumerate() {
             let colour = PALETTE[k % PALETTE.len()];
             chart
@@ -309,6 +284,36 @@ pub fn plot_experiment(
         }
     }
     Ok(written)
+}
+
+/// Axes of an infected-fraction-over-time chart; `fonts` are the caption and label sizes.
+fn fraction_chart<'a, 'b>(
+    area: &'a DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>,
+    caption: &str,
+    fonts: (u32, u32),
+    (t_max, y_max): (f64, f64),
+) -> Result<
+    ChartContext<
+        'a,
+        BitMapBackend<'b>,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", fonts.0))
+        .margin(fonts.0 / 2)
+        .x_label_area_size(fonts.1 * 3)
+        .y_label_area_size(fonts.1 * 4)
+        .build_cartesian_2d(0.0..t_max, 0.0..y_max)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("infected fraction")
+        .label_style(("sans-serif", fonts.1))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
 }
 
 /// Linear blue → yellow colour scale (viridis-like), `x` in 0..1.

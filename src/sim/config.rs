@@ -675,21 +675,21 @@ impl SimConfig {
                 p.separation_radius as f64,
                 Closed(0.0),
                 radius_max,
-                "px (below half the smaller world side on a torus)",
+                RADIUS_RULE,
             );
             v.range(
                 &k("alignment_radius"),
                 p.alignment_radius as f64,
                 Closed(0.0),
                 radius_max,
-                "px (below half the smaller world side on a torus)",
+                RADIUS_RULE,
             );
             v.range(
                 &k("cohesion_radius"),
                 p.cohesion_radius as f64,
                 Closed(0.0),
                 radius_max,
-                "px (below half the smaller world side on a torus)",
+                RADIUS_RULE,
             );
             v.range(
                 &k("separation_weight"),
@@ -771,14 +771,14 @@ impl SimConfig {
             e.r_interact_normal as f64,
             Closed(0.0),
             radius_max,
-            "px (below half the smaller world side on a torus)",
+            RADIUS_RULE,
         );
         v.range(
             "epidemic.r_interact_doctor",
             e.r_interact_doctor as f64,
             Closed(0.0),
             radius_max,
-            "px (below half the smaller world side on a torus)",
+            RADIUS_RULE,
         );
         v.range(
             "epidemic.infected_radius_factor_normal",
@@ -799,7 +799,7 @@ impl SimConfig {
             self.doctors.seek_radius as f64,
             Closed(0.0),
             if seek_active { radius_max } else { Closed(1e8) },
-            "px (below half the smaller world side on a torus)",
+            RADIUS_RULE,
         );
         v.range(
             "doctors.seek_weight",
@@ -817,7 +817,7 @@ impl SimConfig {
             } else {
                 Closed(1e8)
             },
-            "px (below half the smaller world side on a torus)",
+            RADIUS_RULE,
         );
         v.range(
             "antivax.repulsion_weight",
@@ -891,56 +891,28 @@ impl SimConfig {
             Closed(1e8),
             "px/s²",
         );
-        v.range(
-            "predators.catch_radius",
-            pr.catch_radius as f64,
-            Closed(0.0),
-            if predators_active {
-                radius_max
-            } else {
-                Closed(1e8)
-            },
-            "px (below half the smaller world side on a torus)",
-        );
-        v.range(
-            "predators.detection_range",
-            pr.detection_range as f64,
-            Closed(0.0),
-            if predators_active {
-                radius_max
-            } else {
-                Closed(1e8)
-            },
-            "px (below half the smaller world side on a torus)",
-        );
-        v.range(
-            "predators.isolation_radius",
-            pr.isolation_radius as f64,
-            Closed(0.0),
-            if predators_active {
-                radius_max
-            } else {
-                Closed(1e8)
-            },
-            "px (below half the smaller world side on a torus)",
-        );
-        v.range(
-            "predators.fear_radius",
-            pr.fear_radius as f64,
-            Closed(0.0),
-            if predators_active {
-                radius_max
-            } else {
-                Closed(1e8)
-            },
-            "px (below half the smaller world side on a torus)",
-        );
+        let predator_limit = if predators_active {
+            radius_max
+        } else {
+            Closed(1e8)
+        };
+        for (key, r) in [
+            ("predators.catch_radius", pr.catch_radius),
+            ("predators.detection_range", pr.detection_range),
+            ("predators.isolation_radius", pr.isolation_radius),
+            ("predators.fear_radius", pr.fear_radius),
+        ] {
+            v.range(key, r as f64, Closed(0.0), predator_limit, RADIUS_RULE);
+        }
         match v.error {
             Some(e) => Err(e),
             None => Ok(()),
         }
     }
 }
+
+/// What a radius must respect, for error messages.
+const RADIUS_RULE: &str = "px (below half the smaller world side on a torus)";
 
 /// One end of an allowed range.
 #[derive(Clone, Copy)]

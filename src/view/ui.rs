@@ -12,7 +12,6 @@ use bevy::prelude::*;
 use bevy::reflect::TypeRegistry;
 use bevy_egui::{EguiContext, EguiContexts, EguiPrimaryContextPass, PrimaryEguiContext, egui};
 use bevy_inspector_egui::{bevy_inspector, reflect_inspector};
-use bevy_spatial::kdtree::KDTree2;
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 
 use crate::run::cli::assets_dir;
@@ -20,7 +19,7 @@ use crate::sim::agent::{AgentId, Boid, Breeding, Health, Position, Steering, Swa
 use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, table_get};
 use crate::sim::metrics::{MetricsLog, Sample, Tally};
-use crate::sim::neighbours::{IndexState, NeighbourIndex, Snapshot, index_ref};
+use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
 use crate::view::camera::CameraView;
 use crate::view::control::{Action, RunControl, SPEEDS};
 use crate::view::overlays::Overlays;
@@ -664,13 +663,7 @@ fn neighbour_summary(world: &World, entity: Entity) -> Option<String> {
     let snapshot = world.resource::<Snapshot>();
     let i = snapshot.slot_of(entity)?;
     let config = world.resource::<SimConfig>();
-    let state = world.resource::<IndexState>();
-    let index = index_ref(
-        state.kind,
-        snapshot,
-        world.resource::<KDTree2<Boid>>(),
-        &state.grid,
-    );
+    let index = world_index(world);
     let p = config.swarms.get(snapshot.swarm[i]);
     let (mut sep, mut ali, mut coh) = (0, 0, 0);
     index.for_each_within(snapshot.pos[i], p.query_radius(), |j, off| {

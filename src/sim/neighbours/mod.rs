@@ -235,6 +235,17 @@ pub fn index_ref<'a>(
     }
 }
 
+/// The step's index as stored in a world (outside systems: the inspector, benchmarks).
+pub fn world_index(world: &World) -> IndexRef<'_> {
+    let state = world.resource::<IndexState>();
+    index_ref(
+        state.kind,
+        world.resource::<Snapshot>(),
+        world.resource::<KDTree2<Boid>>(),
+        &state.grid,
+    )
+}
+
 /// The cell size the grid uses: half the largest flocking query radius, the query every boid
 /// makes every step. A query then visits 5 × 5 cells whose area is 1.6 times the circle's
 /// (3 × 3 cells of the full radius would be 2.9 times), so fewer candidates are examined.
