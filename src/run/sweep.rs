@@ -15,7 +15,7 @@ use rand_pcg::Pcg64;
 
 use super::experiment::{Job, Outcome, derive_seed, execute};
 use super::plots::plot_sweep;
-use super::results::{MEASURES, RunRecord, is_complete, read_run, write_summary_csv};
+use super::results::{RunRecord, is_complete, read_run, write_summary_csv};
 use crate::sim::config::{SimConfig, table_get};
 use crate::sim::rng::mix64;
 
@@ -458,15 +458,6 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
         &records,
         &["peak_fraction", "attack_rate", "eradication_time_s"],
     )
-}
-
-/// Column names of a sweep summary (for docs and tests).
-pub fn summary_columns(keys: &[String]) -> Vec<String> {
-    let mut cols = vec!["scenario".to_string(), "run".into(), "seed".into()];
-    cols.extend(keys.iter().cloned());
-    cols.extend(MEASURES.iter().map(|m| m.to_string()));
-    cols.push("completed".into());
-    cols
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 //! allowed. The live `SimConfig` resource is what every simulation system reads; the UI edits it.
 //! No systems live here.
 
-use std::fmt;
 use std::path::Path;
 
 use bevy::prelude::*;
@@ -501,16 +500,6 @@ pub enum ConfigError {
         /// What is wrong and what is allowed.
         message: String,
     },
-}
-
-/// Where a value came from, for error messages.
-#[derive(Clone, Debug)]
-pub struct Origin(pub String);
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
 }
 
 impl SimConfig {

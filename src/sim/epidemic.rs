@@ -316,7 +316,6 @@ fn track_epidemic(clock: Res<SimClock>, neighbours: Neighbours, mut stats: ResMu
         for i in 0..s.len() {
             if s.disease[i].is_infected() {
                 stats.first_cohort.push(s.id[i]);
-                stats.mark(s.id[i]);
             }
         }
     }
@@ -324,7 +323,8 @@ fn track_epidemic(clock: Res<SimClock>, neighbours: Neighbours, mut stats: ResMu
     for i in 0..s.len() {
         if s.disease[i].is_infected() {
             infected += 1;
-            // Newborns of infected parents count too, not only contact and spontaneous cases.
+            // Every infection (contact, spontaneous, born infected) shows in the next snapshot,
+            // so this one place counts the boids ever infected.
             stats.mark(s.id[i]);
         }
     }
@@ -375,7 +375,6 @@ fn spread_infection(
         match transition {
             Transition::Infect { source } => {
                 health.disease = Disease::Infected { since: end };
-                stats.mark(id.0);
                 match source {
                     Some(j) => {
                         stats.contact_infections += 1;

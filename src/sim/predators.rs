@@ -237,10 +237,12 @@ fn sense_predators(
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let boid_snapshot = &*neighbours.snapshot;
-    fear_field.urgency.clear();
     if predators.snapshot.is_empty() {
-        for (_, mut s) in &mut boids {
-            if s.flee != Vec2::ZERO {
+        // Without predators nothing is feared; flee forces only need clearing once, when the
+        // last predator has gone (most runs never have any).
+        if !fear_field.urgency.is_empty() {
+            fear_field.urgency.clear();
+            for (_, mut s) in &mut boids {
                 s.flee = Vec2::ZERO;
             }
         }

@@ -22,7 +22,7 @@ const MIN_CELL_BUDGET: usize = 4096;
 /// A uniform grid over the world, in cell-ordered arrays.
 #[derive(Default, Debug, Clone)]
 pub struct Grid {
-    space: Option<Space>,
+    space: Space,
     cols: usize,
     rows: usize,
     cell_w: f32,
@@ -64,7 +64,7 @@ impl Grid {
         while count(cell) > budget {
             cell *= 1.5;
         }
-        self.space = Some(space);
+        self.space = space;
         self.cols = ((space.width / cell).floor() as usize).max(1);
         self.rows = ((space.height / cell).floor() as usize).max(1);
         self.cell_w = space.width / self.cols as f32;
@@ -117,7 +117,7 @@ impl Grid {
 
     /// The world the grid covers.
     pub fn space(&self) -> Space {
-        self.space.unwrap_or(Space::torus(1.0, 1.0))
+        self.space
     }
 
     /// Number of boids indexed.

@@ -14,7 +14,7 @@ use crate::sim::agent::Boid;
 use crate::sim::space::Space;
 
 /// Rebuilds the tree from every position in the snapshot.
-pub fn rebuild<C>(tree: &mut KDTree2<C>, snapshot: &Snapshot) {
+pub(super) fn rebuild(tree: &mut KDTree2<Boid>, snapshot: &Snapshot) {
     let points: Vec<Point2> = snapshot
         .pos
         .iter()
@@ -32,8 +32,8 @@ pub struct KdTree<'a> {
 }
 
 impl<'a> KdTree<'a> {
-    /// Borrows a tree resource and the snapshot it was built from.
-    pub fn new<C>(tree: &'a KDTree2<C>, snapshot: &'a Snapshot) -> Self {
+    /// Borrows the tree resource and the snapshot it was built from.
+    pub fn new(tree: &'a KDTree2<Boid>, snapshot: &'a Snapshot) -> Self {
         Self {
             items: tree.tree.items(),
             snapshot,
