@@ -88,6 +88,7 @@ fn experiment(args: ExperimentArgs) -> ExitCode {
         base_seed: args.base_seed,
         jobs: b.jobs(),
         duration: b.duration,
+        measure_from: args.measure_from,
         sets: b.set.clone(),
         out: b.out.clone(),
         progress: !b.quiet,

@@ -60,6 +60,75 @@ fn a_run_writes_its_folder() {
         serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["completed"], true);
     assert_eq!(summary["seed"], 3);
+    assert!(
+        !out.join("agents.csv").exists(),
+        "no agent output unless asked for"
+    );
+    // The structure measures are columns and run means.
+    let header = csv.lines().next().unwrap();
+    for m in ["largest_flock_frac", "nn_cv", "milling", "elongation"] {
+        assert!(header.contains(&format!("normal_{m}")), "{m}");
+        assert!(
+            summary["swarms"]["normal"][format!("mean_{m}")].is_number(),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn agents_every_writes_every_boid_at_each_sample() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let o = pb(&[
+        "run",
+        "--duration",
+        "2",
+        "--agents-every",
+        "0.5",
+        "--set",
+        "swarms.normal.count=30",
+        "--set",
+        "swarms.doctor.count=4",
+        "--set",
+        "antivax.p_antivax=0",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = fs::read_to_string(out.join("agents.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("time_s,id,swarm,x,y,vx,vy,state"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // 34 boids at 0, 0.5, 1, 1.5 and the final 2.0 s.
+    assert_eq!(rows.len(), 34 * 5);
+    let times: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        times.into_iter().collect::<Vec<_>>(),
+        ["0.0000", "0.5000", "1.0000", "1.5000", "2.0000"]
+    );
+    for r in &rows {
+        assert_eq!(r.len(), 8, "{r:?}");
+        assert!(["normal", "doctor"].contains(&r[2]), "{r:?}");
+        assert!(["S", "I", "R"].contains(&r[7]), "{r:?}");
+        let x: f64 = r[3].parse().unwrap();
+        assert!((0.0..1920.0).contains(&x));
+    }
+    // Rows of one sample are in id order; the same ids at every sample (nobody dies in 2 s).
+    let ids: Vec<&str> = rows[..34].iter().map(|r| r[1]).collect();
+    assert_eq!(ids, (0..34).map(|i| i.to_string()).collect::<Vec<_>>());
+    // The key is part of the run's config, so the run reproduces with it.
+    let config = fs::read_to_string(out.join("config.toml")).unwrap();
+    assert!(config.contains("agents_every = 0.5"), "{config}");
+    // A negative interval is refused like any bad value.
+    let bad = pb(&[
+        "run",
+        "--agents-every",
+        "-1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&bad, 2, &["agents_every", "allowed"]);
 }
 
 #[test]

@@ -112,22 +112,55 @@ fn saved_config_loads_back_and_runs() {
     assert!(status.success());
 }
 
-#[test]
-fn every_shipped_scenario_is_valid_and_default_matches_the_spec() {
-    let mut n = 0;
-    for entry in std::fs::read_dir(scenarios()).unwrap() {
+/// Every `.toml` file under `dir`, sub-folders included, sorted.
+fn toml_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "toml") {
-            let c = SimConfig::load(Some(&path), &[]).unwrap_or_else(|e| panic!("{e}"));
-            // Small scenarios must also run a few steps.
-            if c.swarms.normal.count < 5000 {
-                let mut sim = Simulation::new(c, None);
-                sim.run_until(0.2);
-            }
-            n += 1;
+        if path.is_dir() {
+            out.extend(toml_files(&path));
+        } else if path.extension().is_some_and(|e| e == "toml") {
+            out.push(path);
         }
     }
-    assert!(n >= 6, "{n} scenarios");
+    out.sort();
+    out
+}
+
+#[test]
+fn every_shipped_scenario_loads_validates_and_runs() {
+    let files = toml_files(&scenarios());
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| {
+            p.strip_prefix(scenarios())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    // The sub-folders are part of what ships.
+    for must in [
+        "matrix/B3_D2.toml",
+        "regimes/C_lattice.toml",
+        "default.toml",
+    ] {
+        assert!(
+            names.iter().any(|n| n == must),
+            "{must} not found in {names:?}"
+        );
+    }
+    for path in &files {
+        let c = SimConfig::load(Some(path), &[]).unwrap_or_else(|e| panic!("{e}"));
+        // Every scenario small enough also runs a few steps.
+        let boids = c.swarms.normal.count + c.swarms.doctor.count + c.swarms.antivax.count;
+        if boids < 5000 {
+            let mut sim = Simulation::new(c, None);
+            sim.run_until(0.2);
+            assert!(sim.clock().step > 0, "{}", path.display());
+        }
+    }
+    assert!(files.len() >= 22, "{} scenarios: {names:?}", files.len());
     let default = SimConfig::load(Some(&scenarios().join("default.toml")), &[]).unwrap();
     assert_eq!(
         default,

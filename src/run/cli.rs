@@ -89,6 +89,10 @@ pub struct ExperimentArgs {
     /// Base seed from which every run's seed is derived.
     #[arg(long = "seed", value_name = "N", default_value_t = 1)]
     pub base_seed: u64,
+    /// Average the flocking measures in summary.csv and aggregate.csv over the samples from S
+    /// simulated seconds on (default 0: the whole run).
+    #[arg(long = "measure-from", value_name = "S", default_value_t = 0.0, value_parser = parse_seconds)]
+    pub measure_from: f64,
     /// Jobs, duration, overrides, output.
     #[command(flatten)]
     pub batch: BatchArgs,
@@ -134,6 +138,13 @@ pub struct PlotArgs {
     /// A run, experiment or sweep output folder.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("`{s}` is not a time in seconds ≥ 0 (e.g. 60)")),
+    }
 }
 
 fn parse_param_arg(s: &str) -> Result<Param, String> {
@@ -216,6 +227,10 @@ pub struct RunArgs {
     /// Simulated seconds between CSV rows (overrides `sample_every`).
     #[arg(long = "sample-every", value_name = "S", allow_negative_numbers = true)]
     pub sample_every: Option<f64>,
+    /// Simulated seconds between rows of every boid in agents.csv (overrides `agents_every`;
+    /// 0 = none).
+    #[arg(long = "agents-every", value_name = "S", allow_negative_numbers = true)]
+    pub agents_every: Option<f64>,
     /// Output folder (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -256,6 +271,10 @@ impl RunArgs {
         if let Some(s) = self.sample_every {
             config.sample_every = s;
             flags.push("--sample-every");
+        }
+        if let Some(s) = self.agents_every {
+            config.agents_every = s;
+            flags.push("--agents-every");
         }
         if !flags.is_empty() {
             config.validate(&flags.join("/"))?;

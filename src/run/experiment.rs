@@ -84,6 +84,9 @@ pub struct ExperimentOptions {
     pub jobs: usize,
     /// Overrides every scenario's duration.
     pub duration: Option<f64>,
+    /// Flocking measures in the tables average the samples from this many simulated seconds
+    /// on (0: the whole run), so a settled state can be told from the transient.
+    pub measure_from: f64,
     /// `--set` overrides applied to every scenario.
     pub sets: Vec<String>,
     /// Output folder.
@@ -239,16 +242,17 @@ pub fn run(opts: &ExperimentOptions) -> Result<Report> {
             Outcome::Failed(e) => report.failed.push((job.dir.clone(), e.clone())),
         }
     }
-    report.written = write_tables_and_plots(&opts.out, &jobs)?;
+    report.written = write_tables_and_plots(&opts.out, &jobs, opts.measure_from)?;
     Ok(report)
 }
 
-/// Reads every complete run among `jobs` (in order).
-fn completed_records(jobs: &[Job]) -> Vec<(RunRecord, Series)> {
+/// Reads every complete run among `jobs` (in order); flocking measures over the samples from
+/// `measure_from` s on.
+fn completed_records(jobs: &[Job], measure_from: f64) -> Vec<(RunRecord, Series)> {
     jobs.iter()
         .filter(|j| is_complete(&j.dir))
         .filter_map(|j| {
-            let rec = read_run(&j.dir, &j.scenario, &j.label).ok()?;
+            let rec = read_run(&j.dir, &j.scenario, &j.label, measure_from).ok()?;
             let series = Series::read(&j.dir.join("metrics.csv")).ok()?;
             Some((rec, series))
         })
@@ -256,8 +260,8 @@ fn completed_records(jobs: &[Job]) -> Vec<(RunRecord, Series)> {
 }
 
 /// `summary.csv`, `aggregate.csv`, `plots/` (grid, overlay, heatmaps) and `plots/runs/`.
-fn write_tables_and_plots(out: &Path, jobs: &[Job]) -> Result<Vec<PathBuf>> {
-    let done = completed_records(jobs);
+fn write_tables_and_plots(out: &Path, jobs: &[Job], measure_from: f64) -> Result<Vec<PathBuf>> {
+    let done = completed_records(jobs, measure_from);
     let records: Vec<RunRecord> = done.iter().map(|(r, _)| r.clone()).collect();
     let mut written = vec![out.join("summary.csv"), out.join("aggregate.csv")];
     write_summary_csv(&written[0], &records, &[])?;
@@ -344,7 +348,7 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let rec = read_run(&rdir, &scenario, &label)?;
+            let rec = read_run(&rdir, &scenario, &label, 0.0)?;
             let series = Series::read(&rdir.join("metrics.csv"))?;
             done.push((rec, series));
         }

@@ -1,6 +1,7 @@
 //! The `run` command: step a [`Simulation`] as fast as possible to `duration`, writing
-//! `metrics.csv` as samples arrive, then a final observation and `summary.json`. A progress bar
-//! shows on a terminal; a stop flag (Ctrl-C) ends the run early with every file complete.
+//! `metrics.csv` (and `agents.csv` when `agents_every` is set) as samples arrive, then a final
+//! observation and `summary.json`. A progress bar shows on a terminal; a stop flag (Ctrl-C) ends
+//! the run early with every file complete.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,7 +18,8 @@ use super::results::Series;
 use crate::sim::agent::Swarm;
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::EpidemicStats;
-use crate::sim::metrics::{MetricsLog, Sample, Tally};
+use crate::sim::metrics::{MetricsLog, Sample, Tally, next_sample_time};
+use crate::sim::neighbours::Snapshot;
 
 /// What a headless run needs.
 pub struct RunOptions {
@@ -73,13 +75,19 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
             .is_some_and(|s| s.load(Ordering::Relaxed))
     };
     let mut completed = true;
+    let mut agents = AgentSchedule::new(&opts.config);
     while !sim.reached(duration) {
         if stopped() {
             completed = false;
             break;
         }
+        // The step's snapshot is the state at the step's start, the time the clock shows now.
+        let start = sim.clock().time;
         sim.step();
         folder.write_new_rows(sim.samples())?;
+        if agents.take(start) {
+            folder.write_agents(start, sim.world().resource::<Snapshot>())?;
+        }
         let step = sim.clock().step;
         if step.is_multiple_of(64) {
             bar.set_position(step);
@@ -88,6 +96,10 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
     }
     sim.observe();
     folder.write_new_rows(sim.samples())?;
+    let end = sim.clock().time;
+    if agents.take_final(end) {
+        folder.write_agents(end, sim.world().resource::<Snapshot>())?;
+    }
     bar.finish_and_clear();
     let report = RunReport {
         completed,
@@ -106,6 +118,44 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
         eprintln!("warning: {e}");
     }
     Ok(report)
+}
+
+/// When `agents.csv` gets its next snapshot: every `agents_every` simulated seconds on the
+/// same clock as the metrics (a sample is due within half a step of its time), plus the final
+/// state.
+#[derive(Clone, Copy, Debug)]
+struct AgentSchedule {
+    every: f64,
+    half_step: f64,
+    next_due: f64,
+    last: Option<f64>,
+}
+
+impl AgentSchedule {
+    fn new(config: &SimConfig) -> Self {
+        Self {
+            every: config.agents_every,
+            half_step: 0.5 * config.dt,
+            next_due: 0.0,
+            last: None,
+        }
+    }
+
+    /// Whether the state at `time` is due; if so it counts as written.
+    fn take(&mut self, time: f64) -> bool {
+        if self.every <= 0.0 || time < self.next_due - self.half_step {
+            return false;
+        }
+        self.next_due = next_sample_time(time, self.half_step, self.every);
+        self.last = Some(time);
+        true
+    }
+
+    /// Whether the final state at `time` still needs writing.
+    fn take_final(&mut self, time: f64) -> bool {
+        let written = self.last.is_some_and(|t| (t - time).abs() < 1e-9);
+        self.every > 0.0 && !written
+    }
 }
 
 fn opt(v: Option<f64>) -> Value {
@@ -146,10 +196,22 @@ pub fn summary(sim: &Simulation, completed: bool) -> Value {
                     "nearest_neighbour_px": opt(g.nearest_neighbour_px),
                     "flocks": g.flocks,
                     "mean_speed_px_s": opt(g.mean_speed_px_s),
+                    "largest_flock_frac": opt(g.largest_flock_frac),
+                    "nn_cv": opt(g.nn_cv),
+                    "milling": opt(g.milling),
+                    "elongation": opt(g.elongation),
                 },
                 "mean_polarisation": opt(mean_of(samples, |s| s.swarms[k].polarisation)),
                 "mean_cohesion_px": opt(mean_of(samples, |s| s.swarms[k].cohesion_px)),
                 "mean_speed_px_s": opt(mean_of(samples, |s| s.swarms[k].mean_speed_px_s)),
+                "mean_nearest_neighbour_px":
+                    opt(mean_of(samples, |s| s.swarms[k].nearest_neighbour_px)),
+                "mean_flocks": opt(mean_of(samples, |s| s.swarms[k].flocks.map(|f| f as f64))),
+                "mean_largest_flock_frac":
+                    opt(mean_of(samples, |s| s.swarms[k].largest_flock_frac)),
+                "mean_nn_cv": opt(mean_of(samples, |s| s.swarms[k].nn_cv)),
+                "mean_milling": opt(mean_of(samples, |s| s.swarms[k].milling)),
+                "mean_elongation": opt(mean_of(samples, |s| s.swarms[k].elongation)),
             }),
         );
     }

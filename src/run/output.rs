@@ -1,6 +1,7 @@
-//! A run's output folder (SPEC §9): `config.toml` (the exact resolved config), `metrics.csv`
-//! (written row by row as the run goes, flushed each time, so a killed run keeps its rows) and
-//! `summary.json` (written at the end, also after Ctrl-C).
+//! A run's output folder (docs/model.md §9): `config.toml` (the exact resolved config), `metrics.csv`
+//! (written row by row as the run goes, flushed each time, so a killed run keeps its rows),
+//! `agents.csv` when `agents_every` is set (every boid at each agent sample, streamed the same
+//! way) and `summary.json` (written at the end, also after Ctrl-C).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -8,6 +9,10 @@ use std::path::{Path, PathBuf};
 
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::Sample;
+use crate::sim::neighbours::Snapshot;
+
+/// Header of `agents.csv`: one row per boid per agent sample.
+pub const AGENTS_HEADER: &str = "time_s,id,swarm,x,y,vx,vy,state";
 
 /// An output problem, as one line naming the path and the fix.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +49,43 @@ pub struct RunFolder {
     dir: PathBuf,
     metrics: BufWriter<File>,
     rows_written: usize,
+    agents: Option<BufWriter<File>>,
+}
+
+/// Creates a CSV file with its header line, flushed.
+fn csv_file(path: &Path, header: &str) -> Result<BufWriter<File>, OutputError> {
+    let file = File::create(path).map_err(|e| file_error(path, e))?;
+    let mut out = BufWriter::new(file);
+    writeln!(out, "{header}").map_err(|e| file_error(path, e))?;
+    out.flush().map_err(|e| file_error(path, e))?;
+    Ok(out)
+}
+
+/// One boid's row of `agents.csv` (state `S`, `I` or `R`).
+pub fn agent_row(out: &mut String, time_s: f64, snapshot: &Snapshot, slot: usize) {
+    use std::fmt::Write as _;
+    let (p, v, d) = (
+        snapshot.pos[slot],
+        snapshot.vel[slot],
+        snapshot.disease[slot],
+    );
+    let state = if d.is_infected() {
+        'I'
+    } else if d.is_recovered() {
+        'R'
+    } else {
+        'S'
+    };
+    let _ = writeln!(
+        out,
+        "{time_s:.4},{},{},{:.3},{:.3},{:.3},{:.3},{state}",
+        snapshot.id[slot],
+        snapshot.swarm[slot].key(),
+        p.x,
+        p.y,
+        v.x,
+        v.y
+    );
 }
 
 impl RunFolder {
@@ -65,16 +107,32 @@ impl RunFolder {
             std::io::ErrorKind::PermissionDenied => folder_error(e),
             _ => file_error(&config_path, e),
         })?;
-        let metrics_path = dir.join("metrics.csv");
-        let file = File::create(&metrics_path).map_err(|e| file_error(&metrics_path, e))?;
-        let mut metrics = BufWriter::new(file);
-        writeln!(metrics, "{}", Sample::csv_header()).map_err(|e| file_error(&metrics_path, e))?;
-        metrics.flush().map_err(|e| file_error(&metrics_path, e))?;
+        let metrics = csv_file(&dir.join("metrics.csv"), &Sample::csv_header())?;
+        let agents = (config.agents_every > 0.0)
+            .then(|| csv_file(&dir.join("agents.csv"), AGENTS_HEADER))
+            .transpose()?;
         Ok(Self {
             dir: dir.to_path_buf(),
             metrics,
             rows_written: 0,
+            agents,
         })
+    }
+
+    /// Appends every boid of `snapshot` (the state at `time_s`) to `agents.csv`, in id order,
+    /// and flushes. Does nothing when the run writes no agent output.
+    pub fn write_agents(&mut self, time_s: f64, snapshot: &Snapshot) -> Result<(), OutputError> {
+        let Some(out) = &mut self.agents else {
+            return Ok(());
+        };
+        let path = self.dir.join("agents.csv");
+        let mut text = String::with_capacity(64 * snapshot.len());
+        for slot in 0..snapshot.len() {
+            agent_row(&mut text, time_s, snapshot, slot);
+        }
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| file_error(&path, e))
     }
 
     /// The folder.

@@ -12,8 +12,10 @@ use serde_json::Value;
 
 use super::stats::estimate;
 
-/// The measures of one run that the tables report, in column order.
-pub const MEASURES: [&str; 10] = [
+/// The measures of one run that the tables report, in column order: the epidemic's (from
+/// `summary.json`), then the Normal swarm's flocking structure averaged over a window of the
+/// run (from `metrics.csv`; see [`FLOCKING_MEASURES`]).
+pub const MEASURES: [&str; 17] = [
     "peak_infected",
     "peak_fraction",
     "peak_time_s",
@@ -24,6 +26,34 @@ pub const MEASURES: [&str; 10] = [
     "final_recovered",
     "final_dead",
     "mean_polarisation_normal",
+    "sd_polarisation_normal",
+    "mean_nearest_neighbour_px_normal",
+    "mean_nn_cv_normal",
+    "mean_largest_flock_frac_normal",
+    "mean_flocks_normal",
+    "mean_milling_normal",
+    "mean_elongation_normal",
+];
+
+/// How each flocking measure of [`MEASURES`] is made from a `metrics.csv` column over the
+/// window: its mean, or (`sd_`) its standard deviation over time — how much it fluctuates.
+const FLOCKING_MEASURES: [(&str, &str, bool); 8] = [
+    ("mean_polarisation_normal", "normal_polarisation", false),
+    ("sd_polarisation_normal", "normal_polarisation", true),
+    (
+        "mean_nearest_neighbour_px_normal",
+        "normal_nearest_neighbour_px",
+        false,
+    ),
+    ("mean_nn_cv_normal", "normal_nn_cv", false),
+    (
+        "mean_largest_flock_frac_normal",
+        "normal_largest_flock_frac",
+        false,
+    ),
+    ("mean_flocks_normal", "normal_flocks", false),
+    ("mean_milling_normal", "normal_milling", false),
+    ("mean_elongation_normal", "normal_elongation", false),
 ];
 
 /// One finished run, as read from its folder.
@@ -61,15 +91,17 @@ fn num(v: &Value, path: &[&str]) -> Option<f64> {
     cur.as_f64()
 }
 
-/// Reads `summary.json` of a run folder.
-pub fn read_run(dir: &Path, scenario: &str, label: &str) -> Result<RunRecord> {
+/// Reads a run folder: the epidemic measures from `summary.json`, the flocking measures from
+/// the samples of `metrics.csv` at or after `from` simulated seconds (0: the whole run).
+pub fn read_run(dir: &Path, scenario: &str, label: &str, from: f64) -> Result<RunRecord> {
     let path = dir.join("summary.json");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     let v: Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not valid JSON", path.display()))?;
     let e = &v["epidemic"];
-    let values = [
+    let mut values = [None; MEASURES.len()];
+    let epidemic = [
         num(e, &["peak_infected", "count"]),
         num(e, &["peak_infected", "fraction"]),
         num(e, &["peak_infected", "time_s"]),
@@ -79,8 +111,27 @@ pub fn read_run(dir: &Path, scenario: &str, label: &str) -> Result<RunRecord> {
         num(e, &["final", "infected"]),
         num(e, &["final", "recovered"]),
         num(e, &["final", "dead"]),
-        num(&v, &["swarms", "normal", "mean_polarisation"]),
     ];
+    values[..epidemic.len()].copy_from_slice(&epidemic);
+    let series = Series::read(&dir.join("metrics.csv"))?;
+    for (k, (name, column, spread)) in FLOCKING_MEASURES.iter().enumerate() {
+        debug_assert_eq!(MEASURES[epidemic.len() + k], *name);
+        let xs: Vec<f64> = series
+            .column(column)
+            .into_iter()
+            .filter(|(t, _)| *t >= from - 1e-9)
+            .map(|(_, x)| x)
+            .collect();
+        values[epidemic.len() + k] = estimate(xs).and_then(|e| {
+            if *spread {
+                // Over time, not over runs: the population standard deviation.
+                let n = e.n as f64;
+                (e.n > 1).then(|| e.sd * ((n - 1.0) / n).sqrt())
+            } else {
+                Some(e.mean)
+            }
+        });
+    }
     Ok(RunRecord {
         scenario: scenario.to_string(),
         label: label.to_string(),

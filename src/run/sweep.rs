@@ -341,7 +341,7 @@ fn sample_records(
         if !is_complete(&run) {
             continue;
         }
-        if let Ok(rec) = read_run(&run, name, &format!("sample-{s:05}")) {
+        if let Ok(rec) = read_run(&run, name, &format!("sample-{s:05}"), 0.0) {
             records.push(rec);
             for (k, col) in extra.iter_mut().enumerate() {
                 col.1.push(values[s][k]);

@@ -1,4 +1,4 @@
-//! Boids (SPEC §1): their components, the `boid` spawn bundle, and the start of a run — despawn
+//! Boids (docs/model.md §1): their components, the `boid` spawn bundle, and the start of a run — despawn
 //! everything, reseed, spawn the initial population with its initial infections and Antivax
 //! conversions. Systems run in `SimSystems::Spawn`.
 
@@ -87,7 +87,7 @@ impl Swarm {
     }
 }
 
-/// Disease state (SPEC §5.2). Times are simulation seconds.
+/// Disease state (docs/model.md §5.2). Times are simulation seconds.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq)]
 pub enum Disease {
     /// Can be infected.
@@ -123,6 +123,20 @@ impl Disease {
         matches!(self, Disease::Recovered { .. })
     }
 
+    /// When a recovered boid's immunity has waned to zero (`None` if not recovered; infinite
+    /// when immunity is permanent): `t_immunity` after recovery, or at once if it recovered
+    /// with no immunity.
+    pub fn immunity_ends(&self, t_immunity: f64) -> Option<f64> {
+        match *self {
+            Disease::Recovered { since, immunity } => Some(if immunity <= 0.0 {
+                since
+            } else {
+                since + t_immunity
+            }),
+            _ => None,
+        }
+    }
+
     /// Current immunity at time `now`: linear decay to zero over `t_immunity` (∞ = permanent).
     pub fn immunity(&self, now: f64, t_immunity: f64) -> f64 {
         match *self {
@@ -148,7 +162,7 @@ pub struct Health {
     pub age: f64,
 }
 
-/// Biological sex, for reproduction (SPEC §6).
+/// Biological sex, for reproduction (docs/model.md §6).
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sex {
     /// Female.
@@ -158,7 +172,7 @@ pub enum Sex {
     Male,
 }
 
-/// Reproduction state: sex and when the boid may breed again (SPEC §6).
+/// Reproduction state: sex and when the boid may breed again (docs/model.md §6).
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
 #[reflect(Component)]
 pub struct Breeding {
@@ -186,7 +200,7 @@ pub struct Steering {
 }
 
 impl Steering {
-    /// The total acceleration F of SPEC §4.
+    /// The total acceleration F of docs/model.md §4.
     pub fn total(&self) -> Vec2 {
         self.flocking + self.noise + self.seek + self.repulsion + self.flee
     }
@@ -259,7 +273,7 @@ pub struct Recruit {
     pub sex: Sex,
 }
 
-/// Draws the initial population (SPEC §1, §5.2, §5.4): uniform positions, random headings at
+/// Draws the initial population (docs/model.md §1, §5.2, §5.4): uniform positions, random headings at
 /// v_max, Antivax conversion of Normals, initial infections, 50/50 sex. Swarms are drawn in
 /// `Swarm::ALL` order, so the result depends only on the config and the generator.
 pub fn recruit_population(config: &SimConfig, rng: &mut impl Rng) -> Vec<Recruit> {

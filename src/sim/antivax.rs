@@ -1,4 +1,4 @@
-//! Antivax behaviour (SPEC §5.4): Antivax boids flee doctors within `repulsion_radius` with
+//! Antivax behaviour (docs/model.md §5.4): Antivax boids flee doctors within `repulsion_radius` with
 //! `truncate(unit(mean_j unit(p_i − p_d)/d)·v_max − v, F_max) · repulsion_weight`. (Conversion at
 //! spawn is part of recruitment; flocking with their own kind falls out of the swarm rules.)
 //! `flee_doctors` runs in `SimSystems::Steer` and owns `Steering::repulsion`.

@@ -26,6 +26,15 @@ pub enum StepMode {
     Observe,
 }
 
+/// Whether a timed event due at `due` (s) fires in the step that ends at `step_end` (docs/model.md §5.2):
+/// events fire at the first step end at or after their due time, with a tolerance of half a
+/// step, so the realised period is the same at any dt — rounding of dt (it is stored in whole
+/// nanoseconds) never adds a whole step. An infinite due time never fires.
+#[inline]
+pub fn is_due(due: f64, step_end: f64, dt: f64) -> bool {
+    step_end >= due - 0.5 * dt
+}
+
 /// Run condition: the step moves the world.
 pub fn stepping(mode: Res<StepMode>) -> bool {
     *mode == StepMode::Full

@@ -1,4 +1,4 @@
-//! The run configuration: every model parameter, its SPEC default, TOML loading with dotted
+//! The run configuration: every model parameter, its default from docs/model.md, TOML loading with dotted
 //! `--set` overrides, and validation with one-line errors that name the file, the key and what is
 //! allowed. The live `SimConfig` resource is what every simulation system reads; the UI edits it.
 //! No systems live here.
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::sim::agent::Swarm;
 use crate::sim::space::{Boundary, Space};
 
-/// Which steering model computes the flocking force (SPEC §4).
+/// Which steering model computes the flocking force (docs/model.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum SteeringModel {
@@ -22,9 +22,12 @@ pub enum SteeringModel {
     Hybrid,
     /// Adams/Cornell "Model A" with per-frame factors converted to per-second.
     Adams,
+    /// The pygame boids README: inverse-square separation summed over neighbours
+    /// (`separation_weight` in px³/s²), un-truncated alignment and cohesion, no total clamp.
+    Pygame,
 }
 
-/// Which neighbour index answers radius queries (SPEC §3).
+/// Which neighbour index answers radius queries (docs/model.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum IndexKind {
@@ -37,7 +40,7 @@ pub enum IndexKind {
     Brute,
 }
 
-/// How doctors move (SPEC §5.3).
+/// How doctors move (docs/model.md §5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum DoctorBehavior {
@@ -50,7 +53,7 @@ pub enum DoctorBehavior {
     SeekCentroid,
 }
 
-/// What happens to a boid a predator catches (SPEC §7).
+/// What happens to a boid a predator catches (docs/model.md §7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum CatchMode {
@@ -61,7 +64,7 @@ pub enum CatchMode {
     Respawn,
 }
 
-/// `[world]`: the rectangle and its boundary (SPEC §2).
+/// `[world]`: the rectangle and its boundary (docs/model.md §2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[serde(deny_unknown_fields)]
 pub struct WorldConfig {
@@ -83,7 +86,7 @@ impl Default for WorldConfig {
     }
 }
 
-/// `[swarms.<name>]`: how many boids a swarm starts with and how they flock (SPEC §4 defaults).
+/// `[swarms.<name>]`: how many boids a swarm starts with and how they flock (docs/model.md §4 defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[serde(deny_unknown_fields)]
 pub struct SwarmParams {
@@ -114,7 +117,7 @@ pub struct SwarmParams {
 }
 
 impl SwarmParams {
-    /// SPEC §4 defaults with the given starting count.
+    /// docs/model.md §4 defaults with the given starting count.
     pub fn with_count(count: u32) -> Self {
         Self {
             count,
@@ -188,7 +191,7 @@ impl Swarms {
     }
 }
 
-/// `[epidemic]`: infection, cure, death and immunity (SPEC §5). Probabilities are per second
+/// `[epidemic]`: infection, cure, death and immunity (docs/model.md §5). Probabilities are per second
 /// unless the name says otherwise (`p_initial_*`, `p_death`, `cure_immunity_level`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[serde(deny_unknown_fields)]
@@ -259,7 +262,7 @@ impl EpidemicConfig {
         }
     }
 
-    /// Contact radius of a boid of `swarm`, debuffed when it is infected, px (SPEC §5.2).
+    /// Contact radius of a boid of `swarm`, debuffed when it is infected, px (docs/model.md §5.2).
     pub fn contact_radius(&self, swarm: Swarm, infected: bool) -> f32 {
         let factor = match (infected, swarm) {
             (false, _) => 1.0,
@@ -278,7 +281,7 @@ impl EpidemicConfig {
     }
 }
 
-/// `[doctors]`: doctor movement strategy (SPEC §5.3).
+/// `[doctors]`: doctor movement strategy (docs/model.md §5.3).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[serde(deny_unknown_fields)]
 pub struct DoctorsConfig {
@@ -300,7 +303,7 @@ impl Default for DoctorsConfig {
     }
 }
 
-/// `[antivax]`: conversion at spawn and the flight from doctors (SPEC §5.4).
+/// `[antivax]`: conversion at spawn and the flight from doctors (docs/model.md §5.4).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[serde(deny_unknown_fields)]
 pub struct AntivaxConfig {
@@ -322,7 +325,7 @@ impl Default for AntivaxConfig {
     }
 }
 
-/// `[population]`: births, aging and promotion to doctor (SPEC §6), off by default.
+/// `[population]`: births, aging and promotion to doctor (docs/model.md §6), off by default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[serde(deny_unknown_fields)]
 pub struct PopulationConfig {
@@ -371,7 +374,7 @@ impl Default for PopulationConfig {
     }
 }
 
-/// `[predators]`: hunters that chase isolated boids (SPEC §7).
+/// `[predators]`: hunters that chase isolated boids (docs/model.md §7).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[serde(deny_unknown_fields)]
 pub struct PredatorsConfig {
@@ -408,7 +411,7 @@ impl Default for PredatorsConfig {
     }
 }
 
-/// The whole run configuration: a scenario file plus overrides, resolved (SPEC §9).
+/// The whole run configuration: a scenario file plus overrides, resolved (docs/model.md §9).
 #[derive(Resource, Clone, Debug, PartialEq, Serialize, Deserialize, Reflect)]
 #[reflect(Resource)]
 #[serde(deny_unknown_fields)]
@@ -421,6 +424,8 @@ pub struct SimConfig {
     pub duration: f64,
     /// Simulated seconds between metric samples.
     pub sample_every: f64,
+    /// Simulated seconds between rows of every boid in `agents.csv` (0 = no agent output).
+    pub agents_every: f64,
     /// `shiffman`, `hybrid` or `adams`.
     pub steering_model: SteeringModel,
     /// `kdtree`, `grid` or `brute`.
@@ -448,6 +453,7 @@ impl Default for SimConfig {
             dt: 1.0 / 60.0,
             duration: 300.0,
             sample_every: 0.5,
+            agents_every: 0.0,
             steering_model: SteeringModel::Shiffman,
             neighbour_index: IndexKind::Kdtree,
             world: WorldConfig::default(),
@@ -610,6 +616,13 @@ impl SimConfig {
             "s",
         );
         v.range(
+            "agents_every",
+            self.agents_every,
+            Closed(0.0),
+            Closed(1e9),
+            "s (0 = no agents.csv)",
+        );
+        v.range(
             "world.width",
             self.world.width as f64,
             Closed(1.0),
@@ -623,7 +636,7 @@ impl SimConfig {
             Closed(1e8),
             "px",
         );
-        // Minimum-image distances are unique only below half the world (SPEC §2).
+        // Minimum-image distances are unique only below half the world (docs/model.md §2).
         let half = 0.5 * self.world.width.min(self.world.height) as f64;
         let radius_max = if self.world.boundary == Boundary::Wrap {
             Open(half)
@@ -684,8 +697,8 @@ impl SimConfig {
                 &k("separation_weight"),
                 p.separation_weight as f64,
                 Closed(0.0),
-                Closed(1e6),
-                "",
+                Closed(1e9),
+                "(px³/s² under the pygame model)",
             );
             v.range(
                 &k("alignment_weight"),

@@ -1,4 +1,4 @@
-//! Doctor movement strategies (SPEC §5.3): `passive`, `seek_nearest` (the nearest infected boid
+//! Doctor movement strategies (docs/model.md §5.3): `passive`, `seek_nearest` (the nearest infected boid
 //! other than itself within `seek_radius`) and `seek_centroid` (the torus centroid of every
 //! infected boid), steering with a clamped Reynolds seek scaled by `seek_weight`. Curing itself
 //! is part of the epidemic. `seek_infected` runs in `SimSystems::Steer` and owns

@@ -1,4 +1,4 @@
-//! The epidemic (SPEC §5): contact and spontaneous infection, cure by doctors, death or recovery
+//! The epidemic (docs/model.md §5): contact and spontaneous infection, cure by doctors, death or recovery
 //! at `t_death`, and waning immunity — all rates per second, converted with the step's dt
 //! (§5.1), all decided on the state at the start of the step (the snapshot), so results depend
 //! neither on iteration order nor on thread count. Contacts come from the neighbour index.
@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::SimSystems;
 use crate::sim::agent::{AgentId, Disease, Health, RunStarted, Swarm};
-use crate::sim::clock::{SimClock, stepping};
+use crate::sim::clock::{SimClock, is_due, stepping};
 use crate::sim::config::{EpidemicConfig, SimConfig};
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
@@ -109,7 +109,7 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
     }
 
     /// Per-second infection probability of `target` against a per-second pressure `p`,
-    /// reduced by its current immunity (SPEC §5.2).
+    /// reduced by its current immunity (docs/model.md §5.2).
     fn susceptibility(&self, target: usize, p: f64) -> f64 {
         let immunity = self.snapshot.disease[target].immunity(self.now, self.params.t_immunity);
         p * (1.0 - immunity)
@@ -197,7 +197,7 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                 Disease::Infected { since } => {
                     if let Some(doctor) = curer[i] {
                         out.push((i, Transition::Cure { doctor }));
-                    } else if end - since >= self.params.t_death - 1e-9 {
+                    } else if is_due(since + self.params.t_death, end, self.dt) {
                         let dies = draw_unit(self.seed, self.step, id, 0, Purpose::DEATH)
                             < self.params.p_death;
                         out.push((
@@ -227,7 +227,9 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                             continue;
                         }
                     }
-                    if d.is_recovered() && d.immunity(end, self.params.t_immunity) <= 0.0 {
+                    if d.immunity_ends(self.params.t_immunity)
+                        .is_some_and(|due| is_due(due, end, self.dt))
+                    {
                         out.push((i, Transition::Wane));
                     }
                 }
@@ -237,7 +239,7 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
     }
 }
 
-/// The run's epidemic record (SPEC §8 run summary).
+/// The run's epidemic record (docs/model.md §8 run summary).
 #[derive(Resource, Clone, Debug, Default, Serialize)]
 pub struct EpidemicStats {
     /// Ids infected at t = 0.
@@ -698,10 +700,31 @@ mod tests {
     }
 
     /// Per-second rates hold at every dt. 2000 trials per case: the binomial standard error of
-    /// a fraction near 0.5 is ≤ 0.0112, so a tolerance of 0.045 is four standard errors — a
-    /// frame-dependent conversion (the per-second p applied per frame) would give ≈ 1.0.
+    /// a fraction near 0.5 is ≤ 0.0112, so a tolerance of 0.045 is four standard errors. Two
+    /// wrong conversions must fall outside it: the per-second p applied per frame (≈ 1.0 after
+    /// a second) and `p·dt` per step (≈ 1 − e^−p after a second); [`assert_rate`] checks that
+    /// each case's p is one where the second is detectable.
     const TRIALS: u64 = 2000;
     const TOLERANCE: f64 = 0.045;
+
+    /// The fraction changed within one second under the wrong conversion `p·dt` per step.
+    fn linear_conversion(p: f64, dt: f64) -> f64 {
+        1.0 - (1.0 - p * dt).powf(1.0 / dt)
+    }
+
+    /// `f` (measured within one second) matches the per-second `p`, and the test could tell
+    /// `p` from the `p·dt` conversion.
+    fn assert_rate(f: f64, p: f64, dt: f64, what: &str) {
+        assert!(
+            (f - p).abs() < TOLERANCE,
+            "{what}, dt = {dt}: changed within 1 s in {f} of trials, expected {p}"
+        );
+        let wrong = linear_conversion(p, dt);
+        assert!(
+            (wrong - p).abs() > 2.0 * TOLERANCE,
+            "{what}: p = {p} cannot tell the p·dt conversion ({wrong}) apart"
+        );
+    }
 
     #[test]
     fn contact_infection_rate_is_per_second_at_every_dt() {
@@ -716,10 +739,7 @@ mod tests {
         ]);
         for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
             let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
-            assert!(
-                (f - 0.5).abs() < TOLERANCE,
-                "dt = {dt}: infected within 1 s in {f} of trials"
-            );
+            assert_rate(f, 0.5, dt, "contact infection");
         }
     }
 
@@ -738,31 +758,33 @@ mod tests {
         ]);
         for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
             let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
-            assert!(
-                (f - 0.8).abs() < TOLERANCE,
-                "dt = {dt}: cured within 1 s in {f} of trials"
-            );
+            assert_rate(f, 0.8, dt, "cure");
         }
-        // An infected doctor cures at half the rate: 1 − (1 − 0.8·0.5) = 0.4 per second.
+        // An infected doctor cures at half the rate: p_cure 1.0 × 0.5 = 0.5 per second.
+        let params = EpidemicConfig {
+            p_cure: 1.0,
+            ..params
+        };
         let b = world(&[
             (Vec2::new(100.0, 100.0), Swarm::Doctor, I0),
             (Vec2::new(120.0, 100.0), Swarm::Normal, I0),
         ]);
         let f = fraction_changed(&b, &params, 1.0 / 60.0, 1.0, TRIALS);
         // The doctor itself is never cured (it is alone with a Normal), so only slot 1 changes.
-        assert!((f - 0.4).abs() < TOLERANCE, "infected doctor: {f}");
+        assert_rate(f, 0.5, 1.0 / 60.0, "cure by an infected doctor");
     }
 
     #[test]
     fn spontaneous_infection_rate_is_per_second_at_every_dt() {
+        // 0.6 per second: `p·dt` per step would give 1 − e^−0.6 = 0.45 within a second.
         let params = EpidemicConfig {
-            p_spontaneous_infect: 0.3,
+            p_spontaneous_infect: 0.6,
             ..default()
         };
         let b = world(&[(Vec2::new(100.0, 100.0), Swarm::Normal, S)]);
         for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
             let f = fraction_changed(&b, &params, dt, 1.0, TRIALS);
-            assert!((f - 0.3).abs() < TOLERANCE, "dt = {dt}: {f}");
+            assert_rate(f, 0.6, dt, "spontaneous infection");
         }
     }
 }

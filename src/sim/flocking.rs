@@ -1,6 +1,6 @@
-//! Flocking steering (SPEC §4): separation across all swarms, alignment and cohesion within a
-//! swarm, field of view, noise; the baseline Shiffman Model B plus the `hybrid` and `adams`
-//! models. Pure functions do the maths; `steer_boids` (phase `SimSystems::Steer`) gathers each
+//! Flocking steering (docs/model.md §4): separation across all swarms, alignment and cohesion within a
+//! swarm, field of view, noise; the baseline Shiffman Model B plus the `hybrid`, `adams` and
+//! `pygame` models. Pure functions do the maths; `steer_boids` (phase `SimSystems::Steer`) gathers each
 //! boid's neighbours from the index, calls them, and writes `Steering::flocking` and
 //! `Steering::noise`, in parallel over boids.
 
@@ -16,7 +16,7 @@ use crate::sim::parallel::fill;
 use crate::sim::predators::Fear;
 use crate::sim::rng::{Purpose, draw_unit};
 
-/// Below this length a vector has no direction (SPEC §4 `unit`).
+/// Below this length a vector has no direction (docs/model.md §4 `unit`).
 pub const UNIT_EPSILON: f32 = 1e-6;
 /// Frames per second the Adams model's per-frame factors were tuned at.
 pub const ADAMS_REFERENCE_FPS: f32 = 60.0;
@@ -96,13 +96,15 @@ impl Rules {
     }
 }
 
-/// Running sums over one boid's neighbours, one per rule (SPEC §4 neighbour sets).
+/// Running sums over one boid's neighbours, one per rule (docs/model.md §4 neighbour sets).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FlockSums {
     /// Σ unit(p_i − p_j)/d_ij over separation neighbours (any swarm).
     pub away: Vec2,
     /// Σ (p_i − p_j) over separation neighbours (raw, for hybrid/adams).
     pub away_raw: Vec2,
+    /// Σ unit(p_i − p_j)/d_ij² over separation neighbours (inverse square, for pygame).
+    pub away_sq: Vec2,
     /// Separation neighbour count.
     pub n_sep: u32,
     /// Σ v_j over same-swarm alignment neighbours.
@@ -139,6 +141,7 @@ impl FlockSums {
             // unit(−d)/|d| = −d/|d|²; a coincident neighbour has no direction (unit(0) = 0).
             if d2 >= UNIT_EPSILON * UNIT_EPSILON {
                 self.away -= offset / d2;
+                self.away_sq -= offset / (d2 * d2.sqrt());
             }
         }
         self.n_ali += ali;
@@ -153,7 +156,14 @@ impl FlockSums {
 /// in the block itself (offset exactly zero, so it adds 1 to each count it is within radius of
 /// and its own velocity to the alignment sum); that is taken back out at the end. The float
 /// sums are grouped differently from the one-by-one path, so results agree within rounding.
-pub fn block_sums(b: &Block, p: Vec2, v: Vec2, swarm: u8, r: &Rules) -> FlockSums {
+/// `INVERSE_SQUARE` also accumulates [`FlockSums::away_sq`] (only the pygame model needs it).
+pub fn block_sums<const INVERSE_SQUARE: bool>(
+    b: &Block,
+    p: Vec2,
+    v: Vec2,
+    swarm: u8,
+    r: &Rules,
+) -> FlockSums {
     use wide::{CmpEq, CmpGe, CmpGt, CmpLe, CmpLt, f32x8};
     let eps2 = UNIT_EPSILON * UNIT_EPSILON;
     let one = f32x8::splat(1.0);
@@ -176,7 +186,7 @@ pub fn block_sums(b: &Block, p: Vec2, v: Vec2, swarm: u8, r: &Rules) -> FlockSum
         let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
         (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
     };
-    let mut acc = [f32x8::ZERO; 11];
+    let mut acc = [f32x8::ZERO; 13];
     for k in (0..b.padded_len()).step_by(8) {
         let dx = wrap(
             (load(&b.x, k) - px) + load(&b.sx, k),
@@ -197,6 +207,11 @@ pub fn block_sums(b: &Block, p: Vec2, v: Vec2, swarm: u8, r: &Rules) -> FlockSum
         acc[0] += ws;
         acc[1] -= dx * inv;
         acc[2] -= dy * inv;
+        if INVERSE_SQUARE {
+            let inv3 = inv / d2.max(eps).sqrt();
+            acc[11] -= dx * inv3;
+            acc[12] -= dy * inv3;
+        }
         acc[3] -= dx * ws;
         acc[4] -= dy * ws;
         acc[5] += wa;
@@ -213,6 +228,7 @@ pub fn block_sums(b: &Block, p: Vec2, v: Vec2, swarm: u8, r: &Rules) -> FlockSum
     FlockSums {
         away: Vec2::new(sum(1), sum(2)),
         away_raw: Vec2::new(sum(3), sum(4)),
+        away_sq: Vec2::new(sum(11), sum(12)),
         n_sep: sum(0) as u32 - own_sep,
         velocity: Vec2::new(sum(6), sum(7)) - v * own_ali as f32,
         n_ali: sum(5) as u32 - own_ali,
@@ -250,7 +266,23 @@ pub fn cohesion(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> Vec2 {
     steer(sums.toward / sums.n_coh as f32, v, p.max_speed, p.max_force)
 }
 
-/// The weighted flocking acceleration of one boid, px/s², for the chosen model (SPEC §4).
+/// Alignment `unit(mean v_j)·v_max − v` and cohesion `unit(mean d_ij)·v_max − v` without the
+/// per-rule truncation (the `hybrid` and `pygame` models); zero without neighbours.
+fn untruncated_steers(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> (Vec2, Vec2) {
+    let toward = |sum: Vec2, n: u32| {
+        if n > 0 {
+            unit(sum / n as f32) * p.max_speed - v
+        } else {
+            Vec2::ZERO
+        }
+    };
+    (
+        toward(sums.velocity, sums.n_ali),
+        toward(sums.toward, sums.n_coh),
+    )
+}
+
+/// The weighted flocking acceleration of one boid, px/s², for the chosen model (docs/model.md §4).
 /// `gain` multiplies the three weights (predator fear lowers it; 1 otherwise).
 pub fn flocking_force(
     model: SteeringModel,
@@ -272,18 +304,15 @@ pub fn flocking_force(
         // Raw separation sum; Model-B alignment/cohesion without per-rule truncation; the
         // total is clamped to F_max.
         SteeringModel::Hybrid => {
-            let sep = sums.away_raw;
-            let ali = if sums.n_ali > 0 {
-                unit(sums.velocity / sums.n_ali as f32) * p.max_speed - v
-            } else {
-                Vec2::ZERO
-            };
-            let coh = if sums.n_coh > 0 {
-                unit(sums.toward / sums.n_coh as f32) * p.max_speed - v
-            } else {
-                Vec2::ZERO
-            };
-            truncate(ws * sep + wa * ali + wc * coh, p.max_force)
+            let (ali, coh) = untruncated_steers(sums, v, p);
+            truncate(ws * sums.away_raw + wa * ali + wc * coh, p.max_force)
+        }
+        // pygame: inverse-square separation summed over neighbours (w_sep in px³/s², growing
+        // without bound as boids close in), alignment and cohesion as un-truncated Reynolds
+        // steers, no clamp on the total; the speed band is the integrator's.
+        SteeringModel::Pygame => {
+            let (ali, coh) = untruncated_steers(sums, v, p);
+            ws * sums.away_sq + wa * ali + wc * coh
         }
         // Adams' per-frame velocity increments in px/frame become px/s increments (×60 on the
         // position terms), and scaling each increment by dt·60 makes it a per-second rate:
@@ -344,7 +373,7 @@ pub fn flocking_forces(
         } else {
             Vec2::ZERO
         };
-        // Predator fear scales the flocking weights (SPEC §7).
+        // Predator fear scales the flocking weights (docs/model.md §7).
         (
             flocking_force(model, sums, v, params, fear.gain(slot)),
             noise,
@@ -356,9 +385,7 @@ pub fn flocking_forces(
             let (p, v, swarm) = (grid.pos[e], grid.vel[e], grid.swarm[e]);
             let r = &rules[swarm.index()];
             let me = swarm.index() as u8;
-            let sums = if r.cos_fov.is_none() {
-                block_sums(block, p, v, me, r)
-            } else {
+            let sums = if r.cos_fov.is_some() {
                 let mut sums = FlockSums::default();
                 for k in 0..block.len() {
                     if block.entry[k] as usize != e {
@@ -367,6 +394,10 @@ pub fn flocking_forces(
                     }
                 }
                 sums
+            } else if model == SteeringModel::Pygame {
+                block_sums::<true>(block, p, v, me, r)
+            } else {
+                block_sums::<false>(block, p, v, me, r)
             };
             finish(grid.slot[e] as usize, swarm, v, &sums)
         });
@@ -520,20 +551,12 @@ mod tests {
         let p = params();
         let v = Vec2::new(50.0, 0.0);
         let s = FlockSums::default();
-        for model in [
-            SteeringModel::Shiffman,
-            SteeringModel::Hybrid,
-            SteeringModel::Adams,
-        ] {
+        for model in ALL_MODELS {
             assert_eq!(flocking_force(model, &s, v, &p, 1.0), Vec2::ZERO);
         }
         let s = sums_of(v, &[(Vec2::ZERO, Vec2::new(1.0, 1.0), true)], &p);
         assert_eq!(s.n_sep, 1);
-        for model in [
-            SteeringModel::Shiffman,
-            SteeringModel::Hybrid,
-            SteeringModel::Adams,
-        ] {
+        for model in ALL_MODELS {
             assert!(flocking_force(model, &s, v, &p, 1.0).is_finite());
         }
     }
@@ -586,6 +609,67 @@ mod tests {
         let f = flocking_force(SteeringModel::Adams, &s, v_f * 60.0, &p, 1.0);
         let kick_f = 0.05 * (nbr_v_f - v_f) + 0.0005 * off; // outside r_sep = 25 (|off| > 25)
         assert!(close(f / 60.0, kick_f * 60.0), "{f} vs {kick_f}");
+    }
+
+    const ALL_MODELS: [SteeringModel; 4] = [
+        SteeringModel::Shiffman,
+        SteeringModel::Hybrid,
+        SteeringModel::Adams,
+        SteeringModel::Pygame,
+    ];
+
+    #[test]
+    fn pygame_separation_is_an_inverse_square_sum() {
+        // Neighbours at (10, 0) and (0, −5), another swarm: Σ unit(p_i − p_j)/d² =
+        // (−1, 0)/100 + (0, 1)/25 = (−0.01, 0.04); w_sep = 40 000 px³/s² → (−400, 1600), not
+        // truncated to F_max and not normalised.
+        let mut p = params();
+        p.separation_weight = 40_000.0;
+        let v = Vec2::new(100.0, 0.0);
+        let s = sums_of(
+            v,
+            &[
+                (Vec2::new(10.0, 0.0), Vec2::ZERO, false),
+                (Vec2::new(0.0, -5.0), Vec2::ZERO, false),
+            ],
+            &p,
+        );
+        assert!(close(s.away_sq, Vec2::new(-0.01, 0.04)), "{}", s.away_sq);
+        let f = flocking_force(SteeringModel::Pygame, &s, v, &p, 1.0);
+        assert!(close(f, Vec2::new(-400.0, 1600.0)), "{f}");
+        // Halving the distance quadruples the push: it grows without bound as boids close in.
+        let near = sums_of(v, &[(Vec2::new(5.0, 0.0), Vec2::ZERO, false)], &p);
+        let far = sums_of(v, &[(Vec2::new(10.0, 0.0), Vec2::ZERO, false)], &p);
+        let ratio = flocking_force(SteeringModel::Pygame, &near, v, &p, 1.0).length()
+            / flocking_force(SteeringModel::Pygame, &far, v, &p, 1.0).length();
+        assert!((ratio - 4.0).abs() < 1e-4, "{ratio}");
+        // A coincident neighbour has no direction.
+        let on_top = sums_of(v, &[(Vec2::ZERO, Vec2::ZERO, false)], &p);
+        assert_eq!(
+            flocking_force(SteeringModel::Pygame, &on_top, v, &p, 1.0),
+            Vec2::ZERO
+        );
+    }
+
+    #[test]
+    fn pygame_alignment_and_cohesion_are_not_truncated() {
+        // Boid moving (0, 100); one same-swarm neighbour 30 px to its right moving (100, 0)
+        // (outside r_sep). Alignment: w_ali·(180·(1, 0) − (0, 100)) = (180, −100), |·| = 205.9
+        // > F_max = 180 but kept; cohesion toward the neighbour: the same vector.
+        let mut p = params();
+        p.alignment_weight = 2.0;
+        p.cohesion_weight = 0.5;
+        let v = Vec2::new(0.0, 100.0);
+        let s = sums_of(
+            v,
+            &[(Vec2::new(30.0, 0.0), Vec2::new(100.0, 0.0), true)],
+            &p,
+        );
+        let f = flocking_force(SteeringModel::Pygame, &s, v, &p, 1.0);
+        assert!(close(f, 2.5 * Vec2::new(180.0, -100.0)), "{f}");
+        // Predator fear scales all three weights.
+        let half = flocking_force(SteeringModel::Pygame, &s, v, &p, 0.5);
+        assert!(close(half * 2.0, f));
     }
 
     #[test]
@@ -643,11 +727,7 @@ mod tests {
             config.swarms.normal.fov = 1.5;
             config.swarms.doctor.alignment_radius = 70.0;
             config.swarms.antivax.noise = 50.0;
-            for model in [
-                SteeringModel::Shiffman,
-                SteeringModel::Hybrid,
-                SteeringModel::Adams,
-            ] {
+            for model in ALL_MODELS {
                 config.steering_model = model;
                 let fear = Fear::default();
                 let want = flocking_forces(

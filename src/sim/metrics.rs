@@ -1,4 +1,4 @@
-//! Metrics (SPEC §8): per-swarm and overall counts and flocking measures, sampled every
+//! Metrics (docs/model.md §8): per-swarm and overall counts and flocking measures, sampled every
 //! `sample_every` simulated seconds in `SimSystems::Record` from the step's snapshot (the state
 //! at the start of the step) and kept for the whole run in `MetricsLog`. Cumulative counters
 //! (dead, born, caught) live in `Tally`, which the modules that kill, bear or catch update.
@@ -15,7 +15,7 @@ use crate::sim::config::SimConfig;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::space::Space;
 
-/// Time constant of the smoothed growth rate, s (SPEC §8).
+/// Time constant of the smoothed growth rate, s (docs/model.md §8).
 pub const GROWTH_TIME_CONSTANT: f64 = 1.0;
 
 /// Cumulative per-swarm counters of the run, indexed by `Swarm::index()`.
@@ -64,6 +64,14 @@ pub struct GroupSample {
     pub flocks: Option<u64>,
     /// Mean speed, px/s.
     pub mean_speed_px_s: Option<f64>,
+    /// Members of the largest flock / alive in the swarm (1 = one flock holds everyone).
+    pub largest_flock_frac: Option<f64>,
+    /// Standard deviation / mean of the per-boid nearest-neighbour distances (a lattice is low).
+    pub nn_cv: Option<f64>,
+    /// Size-weighted mean over flocks of ≥ 3 boids of `|Σ r × v| / Σ |r||v|` (1 = a mill).
+    pub milling: Option<f64>,
+    /// `1 − λ₂/λ₁` of the largest flock's gyration tensor (0 = round, → 1 = a line).
+    pub elongation: Option<f64>,
 }
 
 impl GroupSample {
@@ -126,6 +134,10 @@ impl Sample {
                 "nearest_neighbour_px",
                 "flocks",
                 "mean_speed_px_s",
+                "largest_flock_frac",
+                "nn_cv",
+                "milling",
+                "elongation",
             ] {
                 cols.push(format!("{}_{m}", swarm.key()));
             }
@@ -164,8 +176,16 @@ impl Sample {
             if let Some(f) = g.flocks {
                 let _ = write!(out, "{f}");
             }
-            out.push(',');
-            fmt_opt(&mut out, g.mean_speed_px_s);
+            for v in [
+                g.mean_speed_px_s,
+                g.largest_flock_frac,
+                g.nn_cv,
+                g.milling,
+                g.elongation,
+            ] {
+                out.push(',');
+                fmt_opt(&mut out, v);
+            }
         }
         out
     }
@@ -279,13 +299,15 @@ impl Groups {
     }
 }
 
-/// Number of flocks per swarm: connected groups of same-swarm boids linked when closer than
-/// their swarm's alignment radius.
-pub fn flock_counts(
+/// The flocks of every swarm: connected groups of same-swarm boids linked when closer than
+/// their swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
+/// in ascending order; flocks are ordered by their lowest slot, so the result does not depend
+/// on the order the index visits boids.
+pub fn flocks(
     index: &impl NeighbourIndex,
     snapshot: &Snapshot,
     config: &SimConfig,
-) -> [u64; 3] {
+) -> [Vec<Vec<usize>>; 3] {
     let n = snapshot.len();
     let mut groups = Groups::new(n);
     for i in 0..n {
@@ -297,13 +319,132 @@ pub fn flock_counts(
             }
         });
     }
-    let mut counts = [0u64; 3];
+    // A root is the lowest slot of its flock, so visiting slots in order meets every flock's
+    // root before its other members.
+    let mut flock_of_root: Vec<u32> = vec![u32::MAX; n];
+    let mut out: [Vec<Vec<usize>>; 3] = Default::default();
     for i in 0..n {
-        if groups.root(i as u32) == i as u32 {
-            counts[snapshot.swarm[i].index()] += 1;
+        let root = groups.root(i as u32) as usize;
+        let list = &mut out[snapshot.swarm[i].index()];
+        if flock_of_root[root] == u32::MAX {
+            flock_of_root[root] = list.len() as u32;
+            list.push(Vec::new());
+        }
+        list[flock_of_root[root] as usize].push(i);
+    }
+    out
+}
+
+/// Number of flocks per swarm (see [`flocks`]).
+pub fn flock_counts(
+    index: &impl NeighbourIndex,
+    snapshot: &Snapshot,
+    config: &SimConfig,
+) -> [u64; 3] {
+    flocks(index, snapshot, config).map(|f| f.len() as u64)
+}
+
+/// Standard deviation (population) over mean; `None` for fewer than two values or a zero
+/// mean. The `nn_cv` of docs/model.md §8 applied to nearest-neighbour distances.
+pub fn coefficient_of_variation(xs: &[f64]) -> Option<f64> {
+    if xs.len() < 2 {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if mean <= 0.0 {
+        return None;
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    Some(var.sqrt() / mean)
+}
+
+/// Offsets of a flock's members from its centre: the torus centroid (circular mean per axis,
+/// docs/model.md §2) refined by the mean of the minimum-image offsets from it, so the offsets sum to
+/// zero exactly as on a plane. Valid while the flock spans less than half the world per axis.
+pub fn offsets_from_centre(space: &Space, points: &[Vec2]) -> Vec<Vec2> {
+    let Some(c) = space.centroid(points.iter().copied()) else {
+        return Vec::new();
+    };
+    let raw: Vec<Vec2> = points.iter().map(|p| space.displacement(c, *p)).collect();
+    let mean = raw.iter().copied().sum::<Vec2>() / raw.len() as f32;
+    raw.into_iter().map(|r| r - mean).collect()
+}
+
+/// Milling of one flock (docs/model.md §8): `|Σ r_i × v_i| / Σ |r_i||v_i|` with `r_i` the offsets from
+/// the flock's centre — 1 when every boid circles the centre the same way, 0 for translation.
+/// `None` when undefined (every boid at the centre or at rest).
+pub fn milling(offsets: &[Vec2], velocities: &[Vec2]) -> Option<f64> {
+    let (mut torque, mut norm) = (0.0f64, 0.0f64);
+    for (r, v) in offsets.iter().zip(velocities) {
+        torque += r.perp_dot(*v) as f64;
+        norm += (r.length() * v.length()) as f64;
+    }
+    (norm > 0.0).then(|| torque.abs() / norm)
+}
+
+/// Elongation of a flock (docs/model.md §8): `1 − λ₂/λ₁` of the gyration tensor `Σ r rᵀ / N` of the
+/// offsets from its centre — 0 for a round flock, → 1 for a line. `None` if all coincide.
+pub fn elongation(offsets: &[Vec2]) -> Option<f64> {
+    let n = offsets.len() as f64;
+    if n == 0.0 {
+        return None;
+    }
+    let (mut xx, mut xy, mut yy) = (0.0f64, 0.0f64, 0.0f64);
+    for r in offsets {
+        let (x, y) = (r.x as f64, r.y as f64);
+        xx += x * x;
+        xy += x * y;
+        yy += y * y;
+    }
+    let (xx, xy, yy) = (xx / n, xy / n, yy / n);
+    // Eigenvalues of the symmetric 2 × 2 tensor.
+    let mid = 0.5 * (xx + yy);
+    let half_gap = (0.25 * (xx - yy).powi(2) + xy * xy).sqrt();
+    let (l1, l2) = (mid + half_gap, (mid - half_gap).max(0.0));
+    (l1 > 0.0).then(|| 1.0 - l2 / l1)
+}
+
+/// Flocks of at least this many boids count for milling and elongation (two boids always
+/// form a "line" and have no rotation to speak of).
+pub const MIN_SHAPED_FLOCK: usize = 3;
+
+/// Structure measures of one swarm from its flocks (slot lists): the largest flock's share
+/// of the swarm, the size-weighted milling over flocks of at least [`MIN_SHAPED_FLOCK`], and
+/// the largest flock's elongation (`None` where undefined).
+pub fn flock_structure(
+    snapshot: &Snapshot,
+    flocks: &[Vec<usize>],
+) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let alive: usize = flocks.iter().map(Vec::len).sum();
+    // The largest flock; ties go to the one with the lowest slot (the earlier one).
+    let Some(largest) = flocks
+        .iter()
+        .reduce(|best, f| if f.len() > best.len() { f } else { best })
+    else {
+        return (None, None, None);
+    };
+    let space = snapshot.space();
+    let centred = |f: &[usize]| {
+        let pts: Vec<Vec2> = f.iter().map(|&i| snapshot.pos[i]).collect();
+        offsets_from_centre(&space, &pts)
+    };
+    let (mut weighted, mut weight) = (0.0f64, 0.0f64);
+    for f in flocks.iter().filter(|f| f.len() >= MIN_SHAPED_FLOCK) {
+        let vel: Vec<Vec2> = f.iter().map(|&i| snapshot.vel[i]).collect();
+        if let Some(m) = milling(&centred(f), &vel) {
+            weighted += m * f.len() as f64;
+            weight += f.len() as f64;
         }
     }
-    counts
+    let shape = (largest.len() >= MIN_SHAPED_FLOCK)
+        .then(|| elongation(&centred(largest)))
+        .flatten();
+    (
+        Some(largest.len() as f64 / alive as f64),
+        (weight > 0.0).then(|| weighted / weight),
+        shape,
+    )
 }
 
 /// Measures every swarm in the snapshot. Counters come from `tally`.
@@ -316,7 +457,7 @@ pub fn measure(
     growth_rate_per_s: f64,
 ) -> Sample {
     let space = snapshot.space();
-    let flocks = flock_counts(index, snapshot, config);
+    let all_flocks = flocks(index, snapshot, config);
     let mut sample = Sample {
         time_s,
         growth_rate_per_s,
@@ -348,13 +489,15 @@ pub fn measure(
         points.extend(slots.iter().map(|&i| snapshot.pos[i]));
         (g.cohesion_px, g.rms_separation_px) = spread(&space, &points);
         let start = config.swarms.get(swarm).alignment_radius;
-        let nn: Vec<f32> = slots
+        let nn: Vec<f64> = slots
             .iter()
             .filter_map(|&i| nearest_same_swarm(index, snapshot, i, start))
+            .map(f64::from)
             .collect();
-        g.nearest_neighbour_px =
-            (!nn.is_empty()).then(|| nn.iter().map(|&d| d as f64).sum::<f64>() / nn.len() as f64);
-        g.flocks = Some(flocks[k]);
+        g.nearest_neighbour_px = (!nn.is_empty()).then(|| nn.iter().sum::<f64>() / nn.len() as f64);
+        g.nn_cv = coefficient_of_variation(&nn);
+        g.flocks = Some(all_flocks[k].len() as u64);
+        (g.largest_flock_frac, g.milling, g.elongation) = flock_structure(snapshot, &all_flocks[k]);
         g.mean_speed_px_s = Some(
             slots
                 .iter()
@@ -434,9 +577,14 @@ fn record_metrics(
         log.growth_rate,
     );
     log.samples.push(sample);
-    while log.next_due <= now + half_step {
-        log.next_due += config.sample_every;
-    }
+    log.next_due = next_sample_time(now, half_step, config.sample_every);
+}
+
+/// The first multiple of `every` later than `now + tolerance`: when the sample after one taken
+/// at `now` is due. Computed, not counted up to, so a `sample_every` far below the step costs
+/// nothing (a step still records at most one sample).
+pub fn next_sample_time(now: f64, tolerance: f64, every: f64) -> f64 {
+    (((now + tolerance) / every).floor() + 1.0) * every
 }
 
 #[cfg(test)]
@@ -512,6 +660,176 @@ mod tests {
         }
     }
 
+    /// A snapshot of one swarm from positions and velocities, on a 1000 × 1000 torus.
+    fn flock(pts: &[(Vec2, Vec2)]) -> Snapshot {
+        let rows: Vec<(Vec2, Vec2, Swarm)> =
+            pts.iter().map(|&(p, v)| (p, v, Swarm::Normal)).collect();
+        snapshot(Space::torus(1000.0, 1000.0), &rows)
+    }
+
+    fn measured(s: Snapshot) -> GroupSample {
+        let b = AllBackends::new(s, 50.0);
+        let sample = measure(
+            0.0,
+            &b.snapshot,
+            &b.get(IndexKind::Brute),
+            &SimConfig::default(),
+            &Tally::default(),
+            0.0,
+        );
+        sample.swarms[0].clone()
+    }
+
+    /// A ring of `n` boids of radius `r` around `c`, wrapped into the world.
+    fn ring(c: Vec2, r: f32, n: usize, vel: impl Fn(Vec2) -> Vec2) -> Vec<(Vec2, Vec2)> {
+        (0..n)
+            .map(|k| {
+                let dir = Vec2::from_angle(k as f32 / n as f32 * std::f32::consts::TAU);
+                let p = Space::torus(1000.0, 1000.0)
+                    .confine(c + dir * r, Vec2::ZERO)
+                    .0;
+                (p, vel(dir))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_rotating_ring_mills_and_a_translating_one_does_not_also_across_the_seam() {
+        // 40 boids on a ring of radius 80 (neighbours 12.6 px apart: one flock). Centred on
+        // the corner of the torus, so the ring is cut by both seams.
+        for centre in [Vec2::new(500.0, 500.0), Vec2::new(0.0, 0.0)] {
+            let turning = measured(flock(&ring(centre, 80.0, 40, |d| d.perp() * 150.0)));
+            assert_eq!(turning.flocks, Some(1));
+            assert_eq!(turning.largest_flock_frac, Some(1.0));
+            let m = turning.milling.unwrap();
+            assert!(m > 0.999, "rotating ring at {centre}: milling {m}");
+            // Round: equal eigenvalues.
+            assert!(
+                turning.elongation.unwrap() < 1e-3,
+                "{:?}",
+                turning.elongation
+            );
+            let moving = measured(flock(&ring(centre, 80.0, 40, |_| Vec2::new(150.0, 0.0))));
+            let m = moving.milling.unwrap();
+            assert!(m < 1e-4, "translating ring at {centre}: milling {m}");
+            // Half turning clockwise, half anticlockwise: no net rotation.
+            let mixed = ring(centre, 80.0, 40, |d| d.perp() * 150.0)
+                .into_iter()
+                .enumerate()
+                .map(|(k, (p, v))| (p, if k % 2 == 0 { v } else { -v }))
+                .collect::<Vec<_>>();
+            assert!(measured(flock(&mixed)).milling.unwrap() < 1e-4);
+        }
+    }
+
+    #[test]
+    fn a_line_is_elongated_also_across_the_seam() {
+        for start in [Vec2::new(300.0, 400.0), Vec2::new(900.0, 990.0)] {
+            // 30 boids 10 px apart along a diagonal, each nudged 1 px sideways in turn.
+            let dir = Vec2::new(1.0, 0.5).normalize();
+            let pts: Vec<(Vec2, Vec2)> = (0..30)
+                .map(|k| {
+                    let side = if k % 2 == 0 { 1.0 } else { -1.0 };
+                    let p = start + dir * (10.0 * k as f32) + dir.perp() * side;
+                    (
+                        Space::torus(1000.0, 1000.0).confine(p, Vec2::ZERO).0,
+                        dir * 100.0,
+                    )
+                })
+                .collect();
+            let g = measured(flock(&pts));
+            assert_eq!(g.flocks, Some(1));
+            // λ₁ = 10²·(30² − 1)/12 = 7491.7, λ₂ = 1: elongation = 1 − 1/7491.7.
+            let e = g.elongation.unwrap();
+            assert!(
+                (e - (1.0 - 1.0 / 7491.7)).abs() < 1e-4,
+                "line from {start}: {e}"
+            );
+            // Pure translation along the line.
+            assert!(g.milling.unwrap() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn a_square_lattice_has_no_spread_in_nearest_neighbour_distance() {
+        // 12 × 12 boids 20 px apart, straddling both seams.
+        let pts: Vec<(Vec2, Vec2)> = (0..144)
+            .map(|k| {
+                let p = Vec2::new(
+                    880.0 + 20.0 * (k % 12) as f32,
+                    880.0 + 20.0 * (k / 12) as f32,
+                );
+                (
+                    Space::torus(1000.0, 1000.0).confine(p, Vec2::ZERO).0,
+                    Vec2::X * 100.0,
+                )
+            })
+            .collect();
+        let g = measured(flock(&pts));
+        assert!((g.nearest_neighbour_px.unwrap() - 20.0).abs() < 1e-3);
+        assert!(g.nn_cv.unwrap() < 1e-4, "{:?}", g.nn_cv);
+        assert_eq!((g.flocks, g.largest_flock_frac), (Some(1), Some(1.0)));
+        // A square is as wide as it is long.
+        assert!(g.elongation.unwrap() < 1e-3, "{:?}", g.elongation);
+    }
+
+    #[test]
+    fn random_points_have_the_poisson_nearest_neighbour_spread() {
+        // For a Poisson process the nearest-neighbour distance is Rayleigh distributed:
+        // cv = sqrt(4/π − 1) = 0.5227. 3000 points: the estimate's sd is about 0.01.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        let pts: Vec<(Vec2, Vec2)> = (0..3000)
+            .map(|_| (Vec2::new(rng.random(), rng.random()) * 1000.0, Vec2::X))
+            .collect();
+        let cv = measured(flock(&pts)).nn_cv.unwrap();
+        assert!((cv - 0.5227).abs() < 0.04, "{cv}");
+    }
+
+    #[test]
+    fn largest_flock_share_counts_only_the_biggest_group() {
+        // A flock of 6, a flock of 3 and a loner: 6 / 10.
+        let mut pts = Vec::new();
+        for k in 0..6 {
+            pts.push((Vec2::new(100.0 + 10.0 * k as f32, 100.0), Vec2::X));
+        }
+        for k in 0..3 {
+            pts.push((Vec2::new(600.0 + 10.0 * k as f32, 600.0), Vec2::X));
+        }
+        pts.push((Vec2::new(300.0, 800.0), Vec2::X));
+        let g = measured(flock(&pts));
+        assert_eq!(g.flocks, Some(3));
+        assert_eq!(g.largest_flock_frac, Some(0.6));
+    }
+
+    #[test]
+    fn structure_helpers_edge_cases() {
+        assert_eq!(coefficient_of_variation(&[3.0]), None);
+        assert_eq!(coefficient_of_variation(&[2.0, 2.0, 2.0]), Some(0.0));
+        // {1, 3}: mean 2, population sd 1.
+        assert_eq!(coefficient_of_variation(&[1.0, 3.0]), Some(0.5));
+        assert_eq!(milling(&[Vec2::ZERO], &[Vec2::X]), None);
+        assert_eq!(elongation(&[Vec2::ZERO, Vec2::ZERO]), None);
+        assert_eq!(elongation(&[Vec2::X, -Vec2::X]), Some(1.0));
+        let s = flock(&[
+            (Vec2::new(1.0, 1.0), Vec2::X),
+            (Vec2::new(5.0, 1.0), Vec2::X),
+        ]);
+        // Two boids: a flock, but too small for milling or elongation.
+        assert_eq!(flock_structure(&s, &[vec![0, 1]]), (Some(1.0), None, None));
+        assert_eq!(flock_structure(&s, &[]), (None, None, None));
+    }
+
+    #[test]
+    fn next_sample_time_is_one_step_of_every_ahead() {
+        assert_eq!(next_sample_time(0.0, 0.01, 0.5), 0.5);
+        assert_eq!(next_sample_time(0.5, 0.01, 0.5), 1.0);
+        assert_eq!(next_sample_time(0.499, 0.01, 0.5), 1.0);
+        // A sampling interval far below the step: the next sample is the next step's.
+        let t = next_sample_time(10.0, 0.5 / 60.0, 1e-9);
+        assert!(t > 10.0 && t < 10.0 + 1.0 / 60.0, "{t}");
+    }
+
     #[test]
     fn csv_row_matches_header() {
         let sample = Sample::default();
@@ -523,5 +841,11 @@ mod tests {
         assert!(Sample::csv_header().contains("normal_polarisation"));
         assert!(Sample::csv_header().contains("normal_cohesion_px"));
         assert!(Sample::csv_header().contains("normal_mean_speed_px_s"));
+        for m in ["largest_flock_frac", "nn_cv", "milling", "elongation"] {
+            assert!(
+                Sample::csv_header().contains(&format!("antivax_{m}")),
+                "{m}"
+            );
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Integration (SPEC §4): semi-implicit Euler with the speed band `[v_min, v_max]` and the
+//! Integration (docs/model.md §4): semi-implicit Euler with the speed band `[v_min, v_max]` and the
 //! world boundary. `integrate` is the pure maths; `move_boids` (phase `SimSystems::Integrate`)
 //! applies it to every boid with the step's `Time::delta`, in parallel.
 

@@ -1,4 +1,4 @@
-//! Population dynamics (SPEC §6, off unless `population.enabled`): aging, reproduction of
+//! Population dynamics (docs/model.md §6, off unless `population.enabled`): aging, reproduction of
 //! same-swarm opposite-sex pairs in contact (per-second probability, N(μ, σ) litters, cooldown,
 //! a `max_population` cap, one infection roll for the litter of two infected parents) and
 //! promotion of adult Normals to Doctors. Pairs are decided on the state at the start of the
@@ -12,7 +12,7 @@ use std::f32::consts::TAU;
 
 use crate::SimSystems;
 use crate::sim::agent::{AgentId, Breeding, Disease, Health, IdCounter, Sex, Swarm, boid};
-use crate::sim::clock::{SimClock, stepping};
+use crate::sim::clock::{SimClock, is_due, stepping};
 use crate::sim::config::{PopulationConfig, SimConfig};
 use crate::sim::epidemic::step_probability;
 use crate::sim::metrics::Tally;
@@ -87,6 +87,12 @@ pub struct BreedingStep<'a, I: NeighbourIndex> {
 }
 
 impl<I: NeighbourIndex> BreedingStep<'_, I> {
+    /// Whether slot `i` may breed in this step: its cooldown (or childhood) ends by the step's
+    /// end, with the half-step tolerance of every timed event (docs/model.md §5.2).
+    fn ready(&self, i: usize) -> bool {
+        is_due(self.breeding[i].ready_at, self.now + self.dt, self.dt)
+    }
+
     fn p_offspring(&self, swarm: Swarm, infected: bool) -> f64 {
         let pop = &self.config.population;
         let p = match swarm {
@@ -114,7 +120,7 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
             if room == 0 {
                 break;
             }
-            if bred[i] || self.breeding[i].ready_at > self.now {
+            if bred[i] || !self.ready(i) {
                 continue;
             }
             let swarm = s.swarm[i];
@@ -130,7 +136,7 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                         && !bred[j]
                         && s.swarm[j] == swarm
                         && self.breeding[j].sex != self.breeding[i].sex
-                        && self.breeding[j].ready_at <= self.now
+                        && self.ready(j)
                     {
                         partners.push((j, off));
                     }
@@ -147,7 +153,7 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                 };
                 let size = (litter_size(mean, sd, &mut rng) as usize).min(room);
                 let both_sick = sick_i && s.disease[j].is_infected();
-                // One roll for the whole litter (SPEC §6).
+                // One roll for the whole litter (docs/model.md §6).
                 let infected = both_sick && rng.random::<f64>() < cfg.epidemic.p_infect(swarm);
                 let midpoint = space.confine(s.pos[i] + 0.5 * offset, Vec2::ZERO).0;
                 let speed = cfg.swarms.get(swarm).max_speed;
@@ -281,7 +287,7 @@ fn promote_to_doctors(
     let mut done: Vec<AgentId> = Vec::new();
     for (id, health, mut swarm, mut name) in &mut boids {
         if *swarm == Swarm::Normal
-            && health.age >= config.population.t_adult
+            && is_due(config.population.t_adult, health.age, time.delta_secs_f64())
             && draw_unit(config.seed, clock.step, id.0, 0, Purpose::PROMOTE) < p_step
         {
             *swarm = Swarm::Doctor;

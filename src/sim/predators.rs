@@ -1,4 +1,4 @@
-//! Predators (SPEC §7, reference/boids-predator-prey.txt converted to per-second units): hunters
+//! Predators (docs/model.md §7, reference/boids-predator-prey.txt converted to per-second units): hunters
 //! that pick the most isolated boid in range, chase it with predictive pursuit and catch it
 //! within `catch_radius`; prey near a predator flee and flock less. Predators have their own
 //! neighbour index resource ([`PredatorIndex`], a uniform grid over a predator snapshot with
@@ -32,8 +32,6 @@ pub const FEAR_FLOCKING_DROP: f32 = 0.7;
 pub const ISOLATION_BONUS_PX: f32 = 30.0;
 /// Neighbour count above which a boid is not considered isolated.
 pub const ISOLATION_COUNT: f32 = 5.0;
-/// A predator's slowest speed, as a share of its top speed.
-pub const PREDATOR_MIN_SPEED_SHARE: f32 = 0.3;
 
 /// A predator (not a boid).
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
@@ -298,8 +296,9 @@ fn move_predators(
     mut predators: Query<(&Predator, &mut Position, &mut Velocity)>,
 ) {
     let space = config.space();
+    // The source gives predators a top speed only (docs/model.md §7): no floor.
     let band = SpeedBand {
-        min: config.predators.speed * PREDATOR_MIN_SPEED_SHARE,
+        min: 0.0,
         max: config.predators.speed,
     };
     for (predator, mut pos, mut vel) in &mut predators {
@@ -337,7 +336,13 @@ fn catch_prey(
         let mut best: Option<(f32, usize)> = None;
         index.for_each_within(predators.snapshot.pos[k], p.catch_radius, |j, off| {
             let d2 = off.length_squared();
-            if !taken.contains(&j) && best.is_none_or(|(b, bj)| d2 < b || (d2 == b && j < bj)) {
+            // A boid that died of the disease earlier in this step is gone (its despawn was
+            // applied after the Epidemic phase): it cannot also be caught.
+            let alive = boids.contains(boid_snapshot.entity[j]);
+            if alive
+                && !taken.contains(&j)
+                && best.is_none_or(|(b, bj)| d2 < b || (d2 == b && j < bj))
+            {
                 best = Some((d2, j));
             }
         });

@@ -1,4 +1,4 @@
-//! World geometry (SPEC §2): the rectangle `[0, W) × [0, H)`, its boundary mode, and the
+//! World geometry (docs/model.md §2): the rectangle `[0, W) × [0, H)`, its boundary mode, and the
 //! torus-correct maths every other module uses — minimum-image displacement, wrapping, bouncing
 //! and the circular-mean centroid. Pure functions only; no systems.
 
@@ -29,7 +29,7 @@ pub struct Space {
 }
 
 impl Default for Space {
-    /// The SPEC's default world: a 1920 × 1080 torus.
+    /// The model's default world: a 1920 × 1080 torus.
     fn default() -> Self {
         Self::torus(1920.0, 1080.0)
     }
@@ -55,7 +55,7 @@ impl Space {
         self.boundary == Boundary::Wrap
     }
 
-    /// Displacement `to − from`, each axis wrapped into `(−L/2, L/2]` on a torus (SPEC §2).
+    /// Displacement `to − from`, each axis wrapped into `(−L/2, L/2]` on a torus (docs/model.md §2).
     #[inline]
     pub fn displacement(&self, from: Vec2, to: Vec2) -> Vec2 {
         let d = to - from;
@@ -94,7 +94,7 @@ impl Space {
     }
 
     /// Centroid of points: the circular mean per axis on a torus, the plain mean otherwise
-    /// (SPEC §2). `None` when there are no points.
+    /// (docs/model.md §2). `None` when there are no points.
     pub fn centroid(&self, points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
         let mut n = 0usize;
         if self.wraps() {

@@ -88,9 +88,15 @@ pub fn meta(key: &str) -> Meta {
             log: true,
             ..m
         },
+        "agents_every" => Meta {
+            label: Some("agents.csv every (headless)"),
+            unit: "s",
+            range: (0.0, 60.0),
+            ..m
+        },
         "steering_model" => Meta {
             label: Some("steering model"),
-            choices: &["shiffman", "hybrid", "adams"],
+            choices: &["shiffman", "hybrid", "adams", "pygame"],
             ..m
         },
         "neighbour_index" => Meta {

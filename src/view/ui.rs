@@ -118,6 +118,25 @@ fn plot(ui: &mut egui::Ui, id: &str, y_label: &str, lines: Vec<Line<'static>>) {
         });
 }
 
+/// One per-swarm measure of a sample (the swarm by index).
+type Measure = fn(&Sample, usize) -> Option<f64>;
+
+fn largest_flock(x: &Sample, k: usize) -> Option<f64> {
+    x.swarms[k].largest_flock_frac
+}
+
+fn nn_cv(x: &Sample, k: usize) -> Option<f64> {
+    x.swarms[k].nn_cv
+}
+
+fn milling(x: &Sample, k: usize) -> Option<f64> {
+    x.swarms[k].milling
+}
+
+fn elongation(x: &Sample, k: usize) -> Option<f64> {
+    x.swarms[k].elongation
+}
+
 /// Live counts per swarm from the step's snapshot.
 fn counts(snapshot: &Snapshot) -> [[u64; 4]; 3] {
     let mut c = [[0u64; 4]; 3];
@@ -330,6 +349,28 @@ fn control_panel(
                             "cohesion (px)",
                             per_swarm(|x, k| x.swarms[k].cohesion_px),
                         );
+                        egui::CollapsingHeader::new("Flock structure")
+                            .default_open(true)
+                            .show(ui, |ui| {
+                                ui.label(
+                                    egui::RichText::new(
+                                        "largest flock: share of the swarm in its biggest \
+                                         flock · nn cv: spread of nearest-neighbour distances \
+                                         (lattice ≈ 0, random ≈ 0.5) · milling: 1 = circling \
+                                         a centre · elongation: 0 round, 1 a line",
+                                    )
+                                    .small()
+                                    .weak(),
+                                );
+                                for (id, label, f) in [
+                                    ("largest_flock", "largest flock", largest_flock as Measure),
+                                    ("nn_cv", "nn cv", nn_cv),
+                                    ("milling", "milling", milling),
+                                    ("elongation", "elongation", elongation),
+                                ] {
+                                    plot(ui, id, label, per_swarm(f));
+                                }
+                            });
                     });
 
                 // Every parameter, generated from the config table.

@@ -8,7 +8,7 @@ use pandemic_boids::run::Simulation;
 use pandemic_boids::sim::agent::{Health, Position, Swarm, Velocity};
 use pandemic_boids::sim::config::SimConfig;
 
-/// The SPEC defaults with a seed and the epidemic quiet (nobody starts infected).
+/// The model defaults with a seed and the epidemic quiet (nobody starts infected).
 pub fn flocking_only(seed: u64) -> SimConfig {
     let mut c = SimConfig {
         seed,

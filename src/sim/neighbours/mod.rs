@@ -1,4 +1,4 @@
-//! Neighbour search (SPEC §3). Once per step, in `SimSystems::Index`, the ECS is copied into a
+//! Neighbour search (docs/model.md §3). Once per step, in `SimSystems::Index`, the ECS is copied into a
 //! compact [`Snapshot`] (structure of arrays, in `AgentId` order) and the active index backend is
 //! rebuilt from it: bevy_spatial's `KDTree2<Boid>` resource (default), a uniform [`Grid`], or
 //! brute force. Every other system finds neighbours only through [`NeighbourIndex`], reading the
