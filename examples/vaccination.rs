@@ -6,13 +6,13 @@
 //! Run it with: cargo run --release --example vaccination
 
 use bevy::prelude::*;
-use pandemic_boids::SimSystems;
 use pandemic_boids::run::Simulation;
 use pandemic_boids::sim::agent::{AgentId, Disease, Health};
-use pandemic_boids::sim::clock::{SimClock, stepping};
+use pandemic_boids::sim::clock::SimClock;
 use pandemic_boids::sim::config::SimConfig;
 use pandemic_boids::sim::epidemic::{EpidemicStats, step_probability};
 use pandemic_boids::sim::rng::{Purpose, draw_unit};
+use pandemic_boids::{PopulationSystems, SimSystems};
 
 /// This rule's own random stream.
 const VACCINATE: Purpose = Purpose(1000);
@@ -48,12 +48,15 @@ fn vaccinate(
     }
 }
 
-/// The plugin: one resource, one system in the `Population` phase (after the epidemic step).
+/// The plugin: one resource, one system in the `Population` phase (after the epidemic step),
+/// after aging — the other writer of `Health` there.
 fn vaccination(rate_per_s: f64) -> impl Fn(&mut App) {
     move |app: &mut App| {
         app.insert_resource(Campaign { rate_per_s }).add_systems(
             FixedUpdate,
-            vaccinate.in_set(SimSystems::Population).run_if(stepping),
+            vaccinate
+                .in_set(SimSystems::Population)
+                .after(PopulationSystems::Life),
         );
     }
 }

@@ -15,6 +15,7 @@ pub mod view;
 
 use bevy::prelude::*;
 
+use crate::sim::clock::stepping;
 use crate::sim::config::SimConfig;
 
 /// Phases of one simulation step (in `FixedUpdate`), in order. New phases are added here and
@@ -39,6 +40,67 @@ pub enum SimSystems {
     Population,
     /// Advance the simulation clock by dt.
     Advance,
+}
+
+/// The steering contributions of [`SimSystems::Steer`], in order. Each writes its own field of
+/// `Steering`; the order makes a step's schedule the same on every run.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SteerSystems {
+    /// Separation, alignment, cohesion and noise (`Steering::flocking`, `::noise`).
+    Flocking,
+    /// Doctors seeking the infected (`Steering::seek`).
+    Seek,
+    /// Antivax boids fleeing doctors (`Steering::repulsion`).
+    Flee,
+}
+
+/// The two parts of [`SimSystems::Integrate`], in order: boids move, then predators (both
+/// write `Position` and `Velocity`, of different entities).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntegrateSystems {
+    /// Boids move.
+    Boids,
+    /// Predators move.
+    Predators,
+}
+
+/// The two parts of [`SimSystems::Population`], in order: aging, births and promotions, then
+/// predator catches (both count into the run's `Tally`).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PopulationSystems {
+    /// Aging, births, promotion to doctor.
+    Life,
+    /// Predators catch boids.
+    Catches,
+}
+
+/// The phases of a step after this one run only when the step moves the world (not on the
+/// final observation of a run, see `StepMode`).
+const MOVING_PHASES: [SimSystems; 6] = [
+    SimSystems::Sense,
+    SimSystems::Steer,
+    SimSystems::Integrate,
+    SimSystems::Epidemic,
+    SimSystems::Population,
+    SimSystems::Advance,
+];
+
+/// What the view does each frame (in `Update`), in order. The egui panels draw afterwards, in
+/// bevy_egui's own pass.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewSystems {
+    /// Where the cursor is in the world.
+    Pointer,
+    /// Keys and mouse drags become actions and drag state.
+    Input,
+    /// Actions are carried out (run controls, files, camera and selection requests).
+    Control,
+    /// The camera pans, zooms, fits and follows.
+    Camera,
+    /// Clicks select a boid.
+    Select,
+    /// Boids, predators and overlays are drawn.
+    Draw,
 }
 
 /// Everything that simulates. Needs `Time` (e.g. from `MinimalPlugins` or `DefaultPlugins`).
@@ -67,7 +129,32 @@ impl Plugin for SimPlugin {
                 )
                     .chain(),
             )
+            .configure_sets(
+                FixedUpdate,
+                (
+                    SteerSystems::Flocking,
+                    SteerSystems::Seek,
+                    SteerSystems::Flee,
+                )
+                    .chain()
+                    .in_set(SimSystems::Steer),
+            )
+            .configure_sets(
+                FixedUpdate,
+                (IntegrateSystems::Boids, IntegrateSystems::Predators)
+                    .chain()
+                    .in_set(SimSystems::Integrate),
+            )
+            .configure_sets(
+                FixedUpdate,
+                (PopulationSystems::Life, PopulationSystems::Catches)
+                    .chain()
+                    .in_set(SimSystems::Population),
+            )
             .add_plugins(sim::plugin);
+        for phase in MOVING_PHASES {
+            app.configure_sets(FixedUpdate, phase.run_if(stepping));
+        }
     }
 }
 
@@ -76,6 +163,34 @@ pub struct ViewPlugin;
 
 impl Plugin for ViewPlugin {
     fn build(&self, app: &mut App) {
+        order_view_systems(app);
         app.add_plugins(view::plugin);
     }
+}
+
+/// The panels, run controls, input and selection without anything that draws the world: what
+/// [`ViewPlugin`] adds besides rendering. Runs headless once `bevy_egui`'s `EguiPlugin` and a
+/// primary egui context exist — how the tests press keys and check the panels.
+pub struct PanelsPlugin;
+
+impl Plugin for PanelsPlugin {
+    fn build(&self, app: &mut App) {
+        order_view_systems(app);
+        app.add_plugins(view::panels);
+    }
+}
+
+fn order_view_systems(app: &mut App) {
+    app.configure_sets(
+        Update,
+        (
+            ViewSystems::Pointer,
+            ViewSystems::Input,
+            ViewSystems::Control,
+            ViewSystems::Camera,
+            ViewSystems::Select,
+            ViewSystems::Draw,
+        )
+            .chain(),
+    );
 }

@@ -11,12 +11,12 @@ use clap::error::ErrorKind;
 use pandemic_boids::run::bench::{BenchOptions, write_json};
 use pandemic_boids::run::cli::{
     BenchArgs, Cli, Command, ExperimentArgs, MergeArgs, PlotArgs, RunArgs, SweepArgs,
-    default_scenario,
 };
-use pandemic_boids::run::experiment::{ExperimentOptions, Outcome, expand_scenarios};
+use pandemic_boids::run::experiment::{ExperimentOptions, expand_scenarios};
 use pandemic_boids::run::headless::{self, RunOptions};
+use pandemic_boids::run::jobs::Outcome;
 use pandemic_boids::run::sweep::SweepOptions;
-use pandemic_boids::sim::config::ConfigError;
+use pandemic_boids::sim::config::{ConfigError, default_scenario};
 use pandemic_boids::view;
 
 /// Exit code for bad usage or configuration.
@@ -175,7 +175,7 @@ fn merge(args: MergeArgs) -> ExitCode {
 }
 
 fn plot(args: PlotArgs) -> ExitCode {
-    match pandemic_boids::run::experiment::redraw(&args.dir) {
+    match pandemic_boids::run::replot::redraw(&args.dir) {
         Ok(files) => {
             eprintln!("wrote {} plots under {}", files.len(), args.dir.display());
             ExitCode::SUCCESS

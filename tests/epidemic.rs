@@ -8,9 +8,10 @@ use bevy::prelude::*;
 use common::{boids, mean_se};
 use pandemic_boids::SimSystems;
 use pandemic_boids::run::Simulation;
-use pandemic_boids::sim::agent::{Disease, Swarm};
+use pandemic_boids::sim::agent::Disease;
 use pandemic_boids::sim::config::SimConfig;
 use pandemic_boids::sim::epidemic::{Died, EpidemicStats, Infected};
+use pandemic_boids::sim::swarm::Swarm;
 
 /// Every `Infected` event of the run, with the swarms involved.
 #[derive(Resource, Default)]

@@ -16,10 +16,10 @@ mod common;
 
 use common::scenarios;
 use pandemic_boids::run::Simulation;
-use pandemic_boids::sim::agent::Swarm;
 use pandemic_boids::sim::config::SimConfig;
 use pandemic_boids::sim::metrics::{Sample, nearest_same_swarm};
 use pandemic_boids::sim::neighbours::{Snapshot, world_index};
+use pandemic_boids::sim::swarm::Swarm;
 
 const SEEDS: [u64; 3] = [1, 2, 3];
 const DURATION: f64 = 40.0;

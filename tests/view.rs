@@ -8,8 +8,8 @@ mod common;
 use bevy::prelude::*;
 use common::{boids, scenarios};
 use pandemic_boids::run::Simulation;
-use pandemic_boids::sim::agent::Swarm;
 use pandemic_boids::sim::config::{DoctorBehavior, SimConfig};
+use pandemic_boids::sim::swarm::Swarm;
 use pandemic_boids::view::control::save_config;
 use pandemic_boids::view::params::{ConfigEdited, EditError, apply_config_edits};
 

@@ -282,27 +282,3 @@ impl RunArgs {
         Ok(config)
     }
 }
-
-/// The folder holding `scenarios/`: `$BEVY_ASSET_ROOT/assets`, else `assets` next to the
-/// executable or in the current directory, else the crate's own (when run through cargo).
-pub fn assets_dir() -> PathBuf {
-    let candidates = [
-        std::env::var_os("BEVY_ASSET_ROOT").map(|r| PathBuf::from(r).join("assets")),
-        std::env::current_exe()
-            .ok()
-            .and_then(|e| e.parent().map(|p| p.join("assets"))),
-        Some(PathBuf::from("assets")),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("scenarios").is_dir())
-        .unwrap_or_else(|| PathBuf::from("assets"))
-}
-
-/// `assets/scenarios/default.toml` if it exists.
-pub fn default_scenario() -> Option<PathBuf> {
-    let p = assets_dir().join("scenarios").join("default.toml");
-    p.is_file().then_some(p)
-}

@@ -1,55 +1,20 @@
 //! The `experiment` command: every scenario × seed, each written as its own run folder exactly
-//! like `run`, up to `--jobs` at a time; a failing run is reported and the rest go on;
-//! completed runs are skipped when the command is repeated. Then `summary.csv`,
-//! `aggregate.csv` and the plots. Also the shared job runner used by `sweep`, and `plot DIR`.
+//! like `run`, up to `--jobs` at a time (the job runner of `jobs`); a failing run is reported
+//! and the rest go on; completed runs are skipped when the command is repeated. Then
+//! `summary.csv`, `aggregate.csv` and the plots.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow, bail};
-use indicatif::{ProgressBar, ProgressStyle};
 
-use super::headless::{RunOptions, run as run_one};
+use super::jobs::{Job, Outcome, derive_seed, execute};
 use super::plots::{plot_experiment, plot_run};
 use super::results::{
     RunRecord, Series, is_complete, read_run, write_aggregate_csv, write_summary_csv,
 };
 use crate::sim::config::SimConfig;
-use crate::sim::rng::mix64;
-
-/// One run to do.
-#[derive(Clone, Debug)]
-pub struct Job {
-    /// Scenario name.
-    pub scenario: String,
-    /// Run label within the scenario (its folder name).
-    pub label: String,
-    /// Resolved config (seed included).
-    pub config: SimConfig,
-    /// Output folder.
-    pub dir: PathBuf,
-}
-
-/// How a job went.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// Ran to completion now.
-    Ran,
-    /// Already complete with this exact config: skipped.
-    Skipped,
-    /// Stopped early (Ctrl-C); its files are complete but partial.
-    Stopped,
-    /// Failed, with the reason.
-    Failed(String),
-}
-
-/// The `k`-th seed derived from a base seed: well mixed, distinct for distinct `k`, and small
-/// enough for a TOML integer.
-pub fn derive_seed(base: u64, k: usize) -> u64 {
-    mix64(base ^ mix64(k as u64 + 1)) >> 1
-}
 
 /// Expands glob patterns (and plain paths) into a sorted list of scenario files.
 pub fn expand_scenarios(patterns: &[String]) -> Result<Vec<PathBuf>> {
@@ -143,86 +108,6 @@ pub fn plan(opts: &ExperimentOptions) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-/// Whether a job's folder already holds a complete run of exactly this config.
-fn already_done(job: &Job) -> bool {
-    is_complete(&job.dir)
-        && std::fs::read_to_string(job.dir.join("config.toml"))
-            .is_ok_and(|t| t == job.config.to_toml())
-}
-
-/// Runs jobs `jobs` at a time; a panic or error fails only its own job.
-pub fn execute(
-    list: &[Job],
-    jobs: usize,
-    progress: bool,
-    stop: Option<Arc<AtomicBool>>,
-) -> Vec<Outcome> {
-    let bar = if progress {
-        let bar = ProgressBar::new(list.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise} < {eta_precise}]",
-            )
-            .expect("valid template"),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; list.len()]);
-    let stopped = || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, list.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = list.get(k) else { break };
-                    let outcome = if stopped() {
-                        Outcome::Stopped
-                    } else if already_done(job) {
-                        Outcome::Skipped
-                    } else {
-                        let opts = RunOptions {
-                            config: job.config.clone(),
-                            out: job.dir.clone(),
-                            threads: None,
-                            progress: false,
-                            stop: stop.clone(),
-                        };
-                        match catch_unwind(AssertUnwindSafe(|| run_one(opts))) {
-                            Ok(Ok(r)) if r.completed => Outcome::Ran,
-                            Ok(Ok(_)) => Outcome::Stopped,
-                            Ok(Err(e)) => Outcome::Failed(e.to_string()),
-                            Err(panic) => Outcome::Failed(format!(
-                                "the run panicked: {}",
-                                panic
-                                    .downcast_ref::<String>()
-                                    .map(String::as_str)
-                                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                                    .unwrap_or("unknown reason")
-                            )),
-                        }
-                    };
-                    if let Outcome::Failed(e) = &outcome {
-                        bar.suspend(|| eprintln!("run {} failed: {e}", job.dir.display()));
-                    }
-                    bar.inc(1);
-                    bar.set_message(format!("{} {}", job.scenario, job.label));
-                    outcomes.lock().expect("no poisoned lock")[k] = Some(outcome);
-                }
-            });
-        }
-    });
-    bar.finish_and_clear();
-    outcomes
-        .into_inner()
-        .expect("no poisoned lock")
-        .into_iter()
-        .map(|o| o.unwrap_or(Outcome::Stopped))
-        .collect()
-}
-
 /// Runs an experiment and writes its tables and plots.
 pub fn run(opts: &ExperimentOptions) -> Result<Report> {
     let jobs = plan(opts)?;
@@ -298,22 +183,8 @@ fn draw(out: &Path, done: Vec<(RunRecord, Series)>) -> Result<Vec<PathBuf>> {
     Ok(written)
 }
 
-/// `plot DIR`: re-draws the plots of a run folder or an experiment folder from its files.
+/// Re-draws the plots of an experiment folder (`runs/<scenario>/<run>/`) from its files.
 pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
-    if dir.join("metrics.csv").is_file() {
-        let series = Series::read(&dir.join("metrics.csv"))?;
-        let path = dir.join("sir.png");
-        plot_run(
-            &series,
-            &dir.file_name()
-                .map_or("run".into(), |n| n.to_string_lossy().into_owned()),
-            &path,
-        )?;
-        return Ok(vec![path]);
-    }
-    if dir.join("manifest.csv").is_file() {
-        return super::sweep::redraw(dir);
-    }
     let runs = dir.join("runs");
     let scenarios = std::fs::read_dir(&runs).with_context(|| {
         format!("`{}` holds no metrics.csv, manifest.csv or runs/ folder; give a run, experiment or sweep folder", dir.display())
@@ -357,20 +228,4 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
         bail!("`{}` holds no completed runs to plot", dir.display());
     }
     draw(dir, done)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn derived_seeds_differ_and_fit_toml() {
-        let seeds: Vec<u64> = (0..10_000).map(|k| derive_seed(42, k)).collect();
-        let mut sorted = seeds.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), seeds.len());
-        assert!(seeds.iter().all(|&s| s <= i64::MAX as u64));
-        assert_ne!(derive_seed(1, 0), derive_seed(2, 0));
-    }
 }

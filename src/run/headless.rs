@@ -15,11 +15,11 @@ use super::Simulation;
 use super::output::{OutputError, RunFolder};
 use super::plots::plot_run;
 use super::results::Series;
-use crate::sim::agent::Swarm;
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::EpidemicStats;
 use crate::sim::metrics::{MetricsLog, Sample, Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
+use crate::sim::swarm::Swarm;
 
 /// What a headless run needs.
 pub struct RunOptions {

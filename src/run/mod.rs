@@ -6,17 +6,17 @@ pub mod bench;
 pub mod cli;
 pub mod experiment;
 pub mod headless;
+pub mod jobs;
 pub mod output;
 pub mod plots;
+pub mod replot;
 pub mod results;
 pub mod stats;
 pub mod sweep;
 
 use std::time::Duration;
 
-use bevy::app::{
-    ScheduleRunnerPlugin, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy,
-};
+use bevy::app::ScheduleRunnerPlugin;
 use bevy::ecs::schedule::ExecutorKind;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
@@ -25,40 +25,7 @@ use crate::SimPlugin;
 use crate::sim::clock::{SimClock, StepMode};
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
-
-/// Task pools with `threads` compute threads (default: every core). Bevy's default gives the
-/// compute pool only what the IO and async pools leave, which is one thread on a 2-core machine;
-/// the simulation's parallel loops need the compute pool, so it gets every core here and the
-/// other pools one thread each.
-pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
-    let cores = threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    let one = || TaskPoolThreadAssignmentPolicy {
-        min_threads: 1,
-        max_threads: 1,
-        percent: 0.0,
-        on_thread_spawn: None,
-        on_thread_destroy: None,
-    };
-    TaskPoolPlugin {
-        task_pool_options: TaskPoolOptions {
-            min_total_threads: 1,
-            max_total_threads: usize::MAX,
-            io: one(),
-            async_compute: one(),
-            compute: TaskPoolThreadAssignmentPolicy {
-                min_threads: cores.max(1),
-                max_threads: cores.max(1),
-                percent: 1.0,
-                on_thread_spawn: None,
-                on_thread_destroy: None,
-            },
-        },
-    }
-}
+use crate::sim::parallel::task_pools;
 
 /// A headless simulation: `MinimalPlugins` + [`SimPlugin`], with time advanced by exactly one
 /// fixed step of `dt` per update.

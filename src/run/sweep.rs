@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::experiment::{Job, Outcome, derive_seed, execute};
+use super::jobs::{Job, Outcome, derive_seed, execute};
 use super::plots::plot_sweep;
 use super::results::{RunRecord, is_complete, read_run, write_summary_csv};
 use crate::sim::config::{SimConfig, table_get};

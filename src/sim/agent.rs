@@ -7,9 +7,9 @@ use rand::Rng;
 use std::f32::consts::TAU;
 
 use crate::SimSystems;
-use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::rng::SimRng;
+use crate::sim::swarm::Swarm;
 
 /// World position, px; inside the world after every integration.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
@@ -30,62 +30,6 @@ pub struct AgentId(pub u64);
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Component)]
 pub struct Boid;
-
-/// Which flock a boid belongs to; per-swarm parameters live in the config.
-#[derive(
-    Component,
-    Reflect,
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[reflect(Component)]
-#[serde(rename_all = "snake_case")]
-pub enum Swarm {
-    /// Ordinary boids.
-    #[default]
-    Normal,
-    /// Doctors cure the infected.
-    Doctor,
-    /// Antivax boids avoid doctors.
-    Antivax,
-}
-
-impl Swarm {
-    /// Every swarm, in column order.
-    pub const ALL: [Swarm; 3] = [Swarm::Normal, Swarm::Doctor, Swarm::Antivax];
-
-    /// Lower-case name used in config keys and CSV columns.
-    pub fn key(self) -> &'static str {
-        match self {
-            Swarm::Normal => "normal",
-            Swarm::Doctor => "doctor",
-            Swarm::Antivax => "antivax",
-        }
-    }
-
-    /// Position in [`Swarm::ALL`].
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// Title-case name for the UI.
-    pub fn label(self) -> &'static str {
-        match self {
-            Swarm::Normal => "Normal",
-            Swarm::Doctor => "Doctor",
-            Swarm::Antivax => "Antivax",
-        }
-    }
-}
 
 /// Disease state (docs/model.md §5.2). Times are simulation seconds.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq)]
@@ -335,8 +279,9 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-/// Starts a run: despawns every simulated entity, resets the clock, reseeds, tells the other
-/// modules (`RunStarted`), then spawns the initial population.
+/// Starts a run: despawns every simulated entity, reseeds, tells the other modules
+/// (`RunStarted`: each resets what it owns, the clock included), then spawns the initial
+/// population.
 fn begin_run(world: &mut World) {
     let new_seed = {
         let mut request = world.resource_mut::<ResetRequest>();
@@ -354,7 +299,6 @@ fn begin_run(world: &mut World) {
     for entity in doomed {
         world.despawn(entity);
     }
-    *world.resource_mut::<SimClock>() = SimClock::default();
     world.insert_resource(IdCounter::default());
     world.insert_resource(SimRng::new(config.seed));
     world.trigger(RunStarted { seed: config.seed });

@@ -5,12 +5,12 @@
 
 use bevy::prelude::*;
 
-use crate::SimSystems;
-use crate::sim::agent::{Boid, Steering, Swarm};
-use crate::sim::clock::stepping;
+use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::{IndexKind, SimConfig};
-use crate::sim::flocking::{UNIT_EPSILON, steer};
+use crate::sim::math::{UNIT_EPSILON, steer};
 use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::swarm::Swarm;
+use crate::{SimSystems, SteerSystems};
 
 /// The flight acceleration of Antivax slot `i` from doctors closer than `radius`.
 pub fn repulsion(
@@ -48,9 +48,8 @@ pub(super) fn plugin(app: &mut App) {
         FixedUpdate,
         (
             index_doctors.in_set(SimSystems::Sense),
-            flee_doctors.in_set(SimSystems::Steer),
-        )
-            .run_if(stepping),
+            flee_doctors.in_set(SteerSystems::Flee),
+        ),
     );
 }
 
@@ -106,7 +105,8 @@ mod tests {
     use super::*;
     use crate::sim::agent::Disease;
     use crate::sim::config::IndexKind;
-    use crate::sim::neighbours::{AllBackends, Row};
+    use crate::sim::neighbours::Row;
+    use crate::sim::neighbours::test_support::AllBackends;
     use crate::sim::space::Space;
 
     #[test]

@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 
 use crate::SimSystems;
+use crate::sim::agent::RunStarted;
 use crate::sim::config::SimConfig;
 
 /// Step counter and simulated time. During a step `time` is the time at the step's start.
@@ -44,10 +45,10 @@ pub(super) fn plugin(app: &mut App) {
     app.register_type::<SimClock>()
         .init_resource::<SimClock>()
         .init_resource::<StepMode>()
-        .add_systems(
-            FixedUpdate,
-            advance_clock.in_set(SimSystems::Advance).run_if(stepping),
-        )
+        .add_observer(|_: Trigger<RunStarted>, mut clock: ResMut<SimClock>| {
+            *clock = SimClock::default();
+        })
+        .add_systems(FixedUpdate, advance_clock.in_set(SimSystems::Advance))
         .add_systems(PreUpdate, follow_config_dt);
 }
 

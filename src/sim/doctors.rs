@@ -6,12 +6,12 @@
 
 use bevy::prelude::*;
 
-use crate::SimSystems;
-use crate::sim::agent::{Boid, Steering, Swarm};
-use crate::sim::clock::stepping;
+use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
-use crate::sim::flocking::steer;
+use crate::sim::math::steer;
 use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::swarm::Swarm;
+use crate::{SimSystems, SteerSystems};
 
 /// Radius of the first ring `seek_nearest` searches, px.
 const FIRST_SEEK_RING: f32 = 40.0;
@@ -70,9 +70,8 @@ pub(super) fn plugin(app: &mut App) {
         FixedUpdate,
         (
             index_infected.in_set(SimSystems::Sense),
-            seek_infected.in_set(SimSystems::Steer),
-        )
-            .run_if(stepping),
+            seek_infected.in_set(SteerSystems::Seek),
+        ),
     );
 }
 
@@ -144,7 +143,8 @@ mod tests {
     use super::*;
     use crate::sim::agent::Disease;
     use crate::sim::config::IndexKind;
-    use crate::sim::neighbours::{AllBackends, Row};
+    use crate::sim::neighbours::Row;
+    use crate::sim::neighbours::test_support::AllBackends;
     use crate::sim::space::Space;
 
     fn world(boids: &[(Vec2, Swarm, bool)]) -> AllBackends {

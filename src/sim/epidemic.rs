@@ -9,13 +9,14 @@ use bevy::prelude::*;
 use serde::Serialize;
 
 use crate::SimSystems;
-use crate::sim::agent::{AgentId, Disease, Health, RunStarted, Swarm};
-use crate::sim::clock::{SimClock, is_due, stepping};
+use crate::sim::agent::{AgentId, Disease, Health, RunStarted};
+use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{EpidemicConfig, SimConfig};
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::parallel::map_chunks;
 use crate::sim::rng::{Purpose, draw_unit};
+use crate::sim::swarm::Swarm;
 
 /// A boid was infected (by `source`, or spontaneously when `None`).
 #[derive(Event, Clone, Copy, Debug, PartialEq)]
@@ -115,15 +116,14 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
         p * (1.0 - immunity)
     }
 
-    /// Decides every transition of the step, in slot order.
-    pub fn decide(&self) -> Vec<(usize, Transition)> {
+    /// Every (target, infector) pair of the step's contact infections (docs/model.md §5.2): each
+    /// infected boid tries every boid it can infect within its (debuffed) contact radius.
+    pub fn contact_pairs(&self) -> Vec<(usize, usize)> {
         let s = self.snapshot;
-        let n = s.len();
-        let infected: Vec<usize> = (0..n).filter(|&i| s.disease[i].is_infected()).collect();
-        let doctors: Vec<usize> = (0..n).filter(|&i| s.swarm[i] == Swarm::Doctor).collect();
-
-        // Contact infection, scattered from each infected boid over its (debuffed) radius.
-        let contacts: Vec<(usize, usize)> = map_chunks(infected.len(), |range| {
+        let infected: Vec<usize> = (0..s.len())
+            .filter(|&i| s.disease[i].is_infected())
+            .collect();
+        map_chunks(infected.len(), |range| {
             let mut out = Vec::new();
             for &j in &infected[range] {
                 let swarm = s.swarm[j];
@@ -149,10 +149,17 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                 });
             }
             out
-        });
+        })
+    }
 
-        // Cures, scattered from each doctor over its (debuffed) radius; never itself.
-        let cures: Vec<(usize, usize)> = map_chunks(doctors.len(), |range| {
+    /// Every (patient, doctor) pair of the step's cures (docs/model.md §5.2): each doctor tries
+    /// every infected boid within its (debuffed) radius, never itself.
+    pub fn cure_pairs(&self) -> Vec<(usize, usize)> {
+        let s = self.snapshot;
+        let doctors: Vec<usize> = (0..s.len())
+            .filter(|&i| s.swarm[i] == Swarm::Doctor)
+            .collect();
+        map_chunks(doctors.len(), |range| {
             let mut out = Vec::new();
             for &j in &doctors[range] {
                 let sick = s.disease[j].is_infected();
@@ -176,67 +183,74 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
                 });
             }
             out
-        });
+        })
+    }
 
-        // Resolve: the lowest-id infector / doctor wins, so the outcome is order-free.
-        let mut infector: Vec<Option<usize>> = vec![None; n];
-        for (i, j) in contacts {
-            infector[i] = Some(infector[i].map_or(j, |k| k.min(j)));
-        }
-        let mut curer: Vec<Option<usize>> = vec![None; n];
-        for (i, j) in cures {
-            curer[i] = Some(curer[i].map_or(j, |k| k.min(j)));
-        }
-
+    /// What happens to slot `i` this step, given who (if anyone) infects or cures it.
+    pub fn transition(
+        &self,
+        i: usize,
+        infector: Option<usize>,
+        curer: Option<usize>,
+    ) -> Option<Transition> {
+        let s = self.snapshot;
+        let id = s.id[i];
         let end = self.now + self.dt;
-        let p_spont = self.params.p_spontaneous_infect;
-        let mut out = Vec::new();
-        for i in 0..n {
-            let id = s.id[i];
-            match s.disease[i] {
-                Disease::Infected { since } => {
-                    if let Some(doctor) = curer[i] {
-                        out.push((i, Transition::Cure { doctor }));
-                    } else if is_due(since + self.params.t_death, end, self.dt) {
-                        let dies = draw_unit(self.seed, self.step, id, 0, Purpose::DEATH)
-                            < self.params.p_death;
-                        out.push((
-                            i,
-                            if dies {
-                                Transition::Die
-                            } else {
-                                Transition::Recover
-                            },
-                        ));
+        match s.disease[i] {
+            Disease::Infected { since } => {
+                if let Some(doctor) = curer {
+                    return Some(Transition::Cure { doctor });
+                }
+                if !is_due(since + self.params.t_death, end, self.dt) {
+                    return None;
+                }
+                let dies =
+                    draw_unit(self.seed, self.step, id, 0, Purpose::DEATH) < self.params.p_death;
+                Some(if dies {
+                    Transition::Die
+                } else {
+                    Transition::Recover
+                })
+            }
+            d => {
+                if let Some(source) = infector {
+                    return Some(Transition::Infect {
+                        source: Some(source),
+                    });
+                }
+                let p_spont = self.params.p_spontaneous_infect;
+                if p_spont > 0.0 {
+                    let p_step = step_probability(self.susceptibility(i, p_spont), self.dt);
+                    if draw_unit(self.seed, self.step, id, 0, Purpose::SPONTANEOUS) < p_step {
+                        return Some(Transition::Infect { source: None });
                     }
                 }
-                d => {
-                    if let Some(source) = infector[i] {
-                        out.push((
-                            i,
-                            Transition::Infect {
-                                source: Some(source),
-                            },
-                        ));
-                        continue;
-                    }
-                    if p_spont > 0.0 {
-                        let p_step = step_probability(self.susceptibility(i, p_spont), self.dt);
-                        if draw_unit(self.seed, self.step, id, 0, Purpose::SPONTANEOUS) < p_step {
-                            out.push((i, Transition::Infect { source: None }));
-                            continue;
-                        }
-                    }
-                    if d.immunity_ends(self.params.t_immunity)
-                        .is_some_and(|due| is_due(due, end, self.dt))
-                    {
-                        out.push((i, Transition::Wane));
-                    }
-                }
+                d.immunity_ends(self.params.t_immunity)
+                    .is_some_and(|due| is_due(due, end, self.dt))
+                    .then_some(Transition::Wane)
             }
         }
-        out
     }
+
+    /// Decides every transition of the step, in slot order.
+    pub fn decide(&self) -> Vec<(usize, Transition)> {
+        let n = self.snapshot.len();
+        let infector = lowest_partner(n, self.contact_pairs());
+        let curer = lowest_partner(n, self.cure_pairs());
+        (0..n)
+            .filter_map(|i| self.transition(i, infector[i], curer[i]).map(|t| (i, t)))
+            .collect()
+    }
+}
+
+/// For each of `n` slots, the lowest-slot partner among `pairs` (slot, partner): the lowest
+/// id wins when several infect or cure the same boid, so the outcome is order-free.
+pub fn lowest_partner(n: usize, pairs: Vec<(usize, usize)>) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = vec![None; n];
+    for (i, j) in pairs {
+        out[i] = Some(out[i].map_or(j, |k| k.min(j)));
+    }
+    out
 }
 
 /// The run's epidemic record (docs/model.md §8 run summary).
@@ -246,6 +260,10 @@ pub struct EpidemicStats {
     pub first_cohort: Vec<u64>,
     /// Infections caused by the first cohort during their initial infection.
     pub cohort_infections: u64,
+    /// By id: a member of the first cohort still in its initial infection (cleared when that
+    /// infection ends, so a later reinfection does not count).
+    #[serde(skip)]
+    in_first_infection: Vec<bool>,
     /// Contact infections.
     pub contact_infections: u64,
     /// Spontaneous infections.
@@ -281,6 +299,14 @@ impl EpidemicStats {
             .then(|| self.cohort_infections as f64 / self.first_cohort.len() as f64)
     }
 
+    /// Whether boid `id` is in the first cohort's initial infection.
+    pub fn in_first_infection(&self, id: u64) -> bool {
+        self.in_first_infection
+            .get(id as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
     fn mark(&mut self, id: u64) {
         let k = id as usize;
         if self.seen.len() <= k {
@@ -302,12 +328,7 @@ pub(super) fn plugin(app: &mut App) {
             *stats = EpidemicStats::default();
         })
         .add_systems(FixedUpdate, track_epidemic.in_set(SimSystems::Record))
-        .add_systems(
-            FixedUpdate,
-            spread_infection
-                .in_set(SimSystems::Epidemic)
-                .run_if(stepping),
-        );
+        .add_systems(FixedUpdate, spread_infection.in_set(SimSystems::Epidemic));
 }
 
 /// Peak, eradication and the first cohort, from the state at the start of each step.
@@ -317,7 +338,12 @@ fn track_epidemic(clock: Res<SimClock>, neighbours: Neighbours, mut stats: ResMu
         stats.started = true;
         for i in 0..s.len() {
             if s.disease[i].is_infected() {
-                stats.first_cohort.push(s.id[i]);
+                let id = s.id[i];
+                stats.first_cohort.push(id);
+                if stats.in_first_infection.len() <= id as usize {
+                    stats.in_first_infection.resize(id as usize + 1, false);
+                }
+                stats.in_first_infection[id as usize] = true;
             }
         }
     }
@@ -369,18 +395,24 @@ fn spread_infection(
         dt,
     };
     let end = clock.time + dt;
+    // First-cohort infections that end this step; their flags clear after the step, so every
+    // decision of the step sees the state at its start.
+    let mut cohort_ended = Vec::new();
     for (i, transition) in step.decide() {
         let Ok(mut health) = boids.get_mut(s.entity[i]) else {
             continue;
         };
         let id = AgentId(s.id[i]);
+        if !matches!(transition, Transition::Infect { .. }) && stats.in_first_infection(id.0) {
+            cohort_ended.push(id.0);
+        }
         match transition {
             Transition::Infect { source } => {
                 health.disease = Disease::Infected { since: end };
                 match source {
                     Some(j) => {
                         stats.contact_infections += 1;
-                        if s.disease[j] == (Disease::Infected { since: 0.0 }) {
+                        if stats.in_first_infection(s.id[j]) {
                             stats.cohort_infections += 1;
                         }
                     }
@@ -424,13 +456,17 @@ fn spread_infection(
             }
         }
     }
+    for id in cohort_ended {
+        stats.in_first_infection[id as usize] = false;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::config::IndexKind;
-    use crate::sim::neighbours::{AllBackends, Row};
+    use crate::sim::neighbours::Row;
+    use crate::sim::neighbours::test_support::AllBackends;
     use crate::sim::space::Space;
 
     #[test]

@@ -7,49 +7,20 @@
 use bevy::prelude::*;
 use std::f32::consts::{PI, TAU};
 
-use crate::SimSystems;
-use crate::sim::agent::{Boid, Steering, Swarm};
-use crate::sim::clock::{SimClock, stepping};
+use crate::SteerSystems;
+use crate::sim::agent::{Boid, Steering};
+use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, SteeringModel, SwarmParams};
+use crate::sim::math::{UNIT_EPSILON, steer, truncate, unit};
 use crate::sim::neighbours::{Block, IndexRef, NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::parallel::fill;
-use crate::sim::predators::Fear;
 use crate::sim::rng::{Purpose, draw_unit};
+use crate::sim::swarm::Swarm;
 
-/// Below this length a vector has no direction (docs/model.md §4 `unit`).
-pub const UNIT_EPSILON: f32 = 1e-6;
 /// Frames per second the Adams model's per-frame factors were tuned at.
 pub const ADAMS_REFERENCE_FPS: f32 = 60.0;
 /// Field-of-view half-angles at least this large see all round (3.14159 in files means π).
 pub const FULL_FOV: f32 = PI - 1e-5;
-
-/// `truncate(x, m) = x · min(1, m/|x|)`.
-#[inline]
-pub fn truncate(x: Vec2, max: f32) -> Vec2 {
-    let len2 = x.length_squared();
-    if len2 > max * max && len2 > 0.0 {
-        x * (max / len2.sqrt())
-    } else {
-        x
-    }
-}
-
-/// `unit(x) = x/|x|`, zero if `|x| < 1e-6`.
-#[inline]
-pub fn unit(x: Vec2) -> Vec2 {
-    let len = x.length();
-    if len < UNIT_EPSILON {
-        Vec2::ZERO
-    } else {
-        x / len
-    }
-}
-
-/// Reynolds steer: `truncate(unit(direction)·v_max − v, F_max)`.
-#[inline]
-pub fn steer(direction: Vec2, v: Vec2, v_max: f32, f_max: f32) -> Vec2 {
-    truncate(unit(direction) * v_max - v, f_max)
-}
 
 /// Whether a neighbour at `offset` (p_j − p_i) is inside the field of view of a boid moving with
 /// `v`: the angle between them is at most `fov`. Everything is visible at fov ≥ π, when the boid
@@ -63,6 +34,23 @@ pub fn in_view(v: Vec2, offset: Vec2, cos_fov: Option<f32>) -> bool {
         return true;
     }
     v.dot(offset) >= cos_fov * vl * dl
+}
+
+/// Per-boid factor on the three flocking weights this step, by snapshot slot; a boid without an
+/// entry flocks at full weight. Modules that make boids flock less write it before
+/// `SimSystems::Steer` (predator fear: `1 − 0.7u`, docs/model.md §7).
+#[derive(Resource, Default, Debug, Clone)]
+pub struct WeightGain {
+    /// The factor of each slot (empty: 1 for everyone).
+    pub per_slot: Vec<f32>,
+}
+
+impl WeightGain {
+    /// The factor on a slot's flocking weights.
+    #[inline]
+    pub fn of(&self, slot: usize) -> f32 {
+        self.per_slot.get(slot).copied().unwrap_or(1.0)
+    }
 }
 
 /// A swarm's flocking parameters in the form the inner loop wants.
@@ -345,10 +333,8 @@ pub fn noise_force(noise: f32, dt: f32, angle_unit: f64) -> Vec2 {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(
-        FixedUpdate,
-        steer_boids.in_set(SimSystems::Steer).run_if(stepping),
-    );
+    app.init_resource::<WeightGain>()
+        .add_systems(FixedUpdate, steer_boids.in_set(SteerSystems::Flocking));
 }
 
 /// Every boid's flocking and noise accelerations, px/s², indexed by snapshot slot. The grid
@@ -359,7 +345,7 @@ pub fn flocking_forces(
     snapshot: &Snapshot,
     index: &IndexRef,
     config: &SimConfig,
-    fear: &Fear,
+    gain: &WeightGain,
     dt: f32,
     step: u64,
 ) -> Vec<(Vec2, Vec2)> {
@@ -374,10 +360,7 @@ pub fn flocking_forces(
             Vec2::ZERO
         };
         // Predator fear scales the flocking weights (docs/model.md §7).
-        (
-            flocking_force(model, sums, v, params, fear.gain(slot)),
-            noise,
-        )
+        (flocking_force(model, sums, v, params, gain.of(slot)), noise)
     };
     if let IndexRef::Grid(grid) = index {
         let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
@@ -423,7 +406,7 @@ fn steer_boids(
     config: Res<SimConfig>,
     clock: Res<SimClock>,
     time: Res<Time>,
-    fear: Res<Fear>,
+    gain: Res<WeightGain>,
     neighbours: Neighbours,
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
@@ -432,7 +415,7 @@ fn steer_boids(
         snapshot,
         &neighbours.index(),
         &config,
-        &fear,
+        &gain,
         time.delta_secs(),
         clock.step,
     );
@@ -462,18 +445,6 @@ mod tests {
             s.add(&rules, me_vel, offset, vel, same);
         }
         s
-    }
-
-    #[test]
-    fn truncate_and_unit_follow_the_spec() {
-        assert_eq!(truncate(Vec2::new(3.0, 4.0), 10.0), Vec2::new(3.0, 4.0));
-        assert!(close(
-            truncate(Vec2::new(30.0, 40.0), 10.0),
-            Vec2::new(6.0, 8.0)
-        ));
-        assert_eq!(truncate(Vec2::ZERO, 0.0), Vec2::ZERO);
-        assert_eq!(unit(Vec2::new(1e-7, 0.0)), Vec2::ZERO);
-        assert!(close(unit(Vec2::new(0.0, -5.0)), Vec2::new(0.0, -1.0)));
     }
 
     #[test]
@@ -697,9 +668,11 @@ mod tests {
 
     #[test]
     fn every_backend_gives_brute_force_forces_across_the_seam_and_with_fov() {
-        use crate::sim::agent::{Disease, Swarm};
+        use crate::sim::agent::Disease;
         use crate::sim::config::IndexKind;
-        use crate::sim::neighbours::{AllBackends, Row};
+        use crate::sim::neighbours::Row;
+        use crate::sim::neighbours::test_support::AllBackends;
+        use crate::sim::swarm::Swarm;
         use rand::{Rng, SeedableRng};
         let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
         // The small world makes grid neighbourhoods span whole axes (each candidate wrapped).
@@ -729,18 +702,18 @@ mod tests {
             config.swarms.antivax.noise = 50.0;
             for model in ALL_MODELS {
                 config.steering_model = model;
-                let fear = Fear::default();
+                let gain = WeightGain::default();
                 let want = flocking_forces(
                     &b.snapshot,
                     &b.get(IndexKind::Brute),
                     &config,
-                    &fear,
+                    &gain,
                     1.0 / 60.0,
                     3,
                 );
                 for kind in [IndexKind::Kdtree, IndexKind::Grid] {
                     let got =
-                        flocking_forces(&b.snapshot, &b.get(kind), &config, &fear, 1.0 / 60.0, 3);
+                        flocking_forces(&b.snapshot, &b.get(kind), &config, &gain, 1.0 / 60.0, 3);
                     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                         let tol = 1e-3 * (1.0 + w.0.length());
                         assert!(

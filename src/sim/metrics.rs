@@ -9,11 +9,13 @@ use serde::Serialize;
 use std::fmt::Write as _;
 
 use crate::SimSystems;
-use crate::sim::agent::{RunStarted, Swarm};
+use crate::sim::agent::RunStarted;
 use crate::sim::clock::{SimClock, StepMode};
 use crate::sim::config::SimConfig;
+use crate::sim::math::unit;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::space::Space;
+use crate::sim::swarm::Swarm;
 
 /// Time constant of the smoothed growth rate, s (docs/model.md §8).
 pub const GROWTH_TIME_CONSTANT: f64 = 1.0;
@@ -207,7 +209,7 @@ pub struct MetricsLog {
 pub fn polarisation(velocities: impl IntoIterator<Item = Vec2>) -> Option<f64> {
     let (mut sum, mut n) = (Vec2::ZERO, 0usize);
     for v in velocities {
-        sum += crate::sim::flocking::unit(v);
+        sum += unit(v);
         n += 1;
     }
     (n > 0).then(|| sum.length() as f64 / n as f64)
@@ -447,6 +449,36 @@ pub fn flock_structure(
     )
 }
 
+/// How many boids of a group are alive, susceptible, infected and recovered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Alive.
+    pub alive: u64,
+    /// Susceptible.
+    pub susceptible: u64,
+    /// Infected.
+    pub infected: u64,
+    /// Recovered.
+    pub recovered: u64,
+}
+
+/// The disease counts of every swarm in the snapshot, by `Swarm::index()`.
+pub fn count_by_swarm(snapshot: &Snapshot) -> [Counts; 3] {
+    let mut out = [Counts::default(); 3];
+    for (swarm, d) in snapshot.swarm.iter().zip(&snapshot.disease) {
+        let c = &mut out[swarm.index()];
+        c.alive += 1;
+        if d.is_infected() {
+            c.infected += 1;
+        } else if d.is_recovered() {
+            c.recovered += 1;
+        } else {
+            c.susceptible += 1;
+        }
+    }
+    out
+}
+
 /// Measures every swarm in the snapshot. Counters come from `tally`.
 pub fn measure(
     time_s: f64,
@@ -458,6 +490,7 @@ pub fn measure(
 ) -> Sample {
     let space = snapshot.space();
     let all_flocks = flocks(index, snapshot, config);
+    let counts = count_by_swarm(snapshot);
     let mut sample = Sample {
         time_s,
         growth_rate_per_s,
@@ -470,14 +503,9 @@ pub fn measure(
             .filter(|&i| snapshot.swarm[i] == swarm)
             .collect();
         let g = &mut sample.swarms[k];
-        g.alive = slots.len() as u64;
-        for &i in &slots {
-            match snapshot.disease[i] {
-                d if d.is_infected() => g.infected += 1,
-                d if d.is_recovered() => g.recovered += 1,
-                _ => g.susceptible += 1,
-            }
-        }
+        let c = counts[k];
+        (g.alive, g.susceptible, g.infected, g.recovered) =
+            (c.alive, c.susceptible, c.infected, c.recovered);
         g.dead = tally.dead[k];
         g.born = tally.born[k];
         g.caught = tally.caught[k];
@@ -592,7 +620,8 @@ mod tests {
     use super::*;
     use crate::sim::agent::Disease;
     use crate::sim::config::IndexKind;
-    use crate::sim::neighbours::{AllBackends, Row};
+    use crate::sim::neighbours::Row;
+    use crate::sim::neighbours::test_support::AllBackends;
 
     fn snapshot(space: Space, pts: &[(Vec2, Vec2, Swarm)]) -> Snapshot {
         let rows = pts

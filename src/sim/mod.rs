@@ -8,6 +8,7 @@ pub mod config;
 pub mod doctors;
 pub mod epidemic;
 pub mod flocking;
+pub mod math;
 pub mod metrics;
 pub mod movement;
 pub mod neighbours;
@@ -16,6 +17,7 @@ pub mod population;
 pub mod predators;
 pub mod rng;
 pub mod space;
+pub mod swarm;
 
 use bevy::prelude::*;
 

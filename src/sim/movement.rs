@@ -4,12 +4,12 @@
 
 use bevy::prelude::*;
 
-use crate::SimSystems;
-use crate::sim::agent::{Boid, Position, Steering, Swarm, Velocity};
-use crate::sim::clock::stepping;
+use crate::IntegrateSystems;
+use crate::sim::agent::{Boid, Position, Steering, Velocity};
 use crate::sim::config::SimConfig;
-use crate::sim::flocking::{UNIT_EPSILON, truncate};
+use crate::sim::math::{UNIT_EPSILON, truncate};
 use crate::sim::space::Space;
+use crate::sim::swarm::Swarm;
 
 /// Speed limits of a mover.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,10 +47,7 @@ pub fn integrate(
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(
-        FixedUpdate,
-        move_boids.in_set(SimSystems::Integrate).run_if(stepping),
-    );
+    app.add_systems(FixedUpdate, move_boids.in_set(IntegrateSystems::Boids));
 }
 
 /// Applies every boid's total steering for one step.
@@ -87,7 +84,7 @@ fn move_boids(
 mod tests {
     use super::*;
     use crate::sim::config::SwarmParams;
-    use crate::sim::flocking::steer;
+    use crate::sim::math::steer;
 
     const BAND: SpeedBand = SpeedBand {
         min: 54.0,

@@ -1,9 +1,45 @@
 //! Deterministic data parallelism on Bevy's compute task pool: split `0..n` into contiguous
 //! chunks, map each chunk on a worker, and concatenate the results in chunk order. The output
-//! never depends on the number of threads. No systems live here.
+//! never depends on the number of threads. Also how many threads that pool gets (the app and
+//! the headless runner both configure it here). No systems live here.
 
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::ops::Range;
+
+/// Task pools with `threads` compute threads (default: every core). Bevy's default gives the
+/// compute pool only what the IO and async pools leave, which is one thread on a 2-core machine;
+/// the simulation's parallel loops need the compute pool, so it gets every core here and the
+/// other pools one thread each.
+pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
+    let cores = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let one = || TaskPoolThreadAssignmentPolicy {
+        min_threads: 1,
+        max_threads: 1,
+        percent: 0.0,
+        on_thread_spawn: None,
+        on_thread_destroy: None,
+    };
+    TaskPoolPlugin {
+        task_pool_options: TaskPoolOptions {
+            min_total_threads: 1,
+            max_total_threads: usize::MAX,
+            io: one(),
+            async_compute: one(),
+            compute: TaskPoolThreadAssignmentPolicy {
+                min_threads: cores.max(1),
+                max_threads: cores.max(1),
+                percent: 1.0,
+                on_thread_spawn: None,
+                on_thread_destroy: None,
+            },
+        },
+    }
+}
 
 /// Below this many items the work runs on the calling thread.
 const MIN_PARALLEL: usize = 256;

@@ -10,14 +10,15 @@ use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use std::f32::consts::TAU;
 
-use crate::SimSystems;
-use crate::sim::agent::{AgentId, Breeding, Disease, Health, IdCounter, Sex, Swarm, boid};
-use crate::sim::clock::{SimClock, is_due, stepping};
+use crate::PopulationSystems;
+use crate::sim::agent::{AgentId, Breeding, Disease, Health, IdCounter, Sex, boid};
+use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{PopulationConfig, SimConfig};
 use crate::sim::epidemic::step_probability;
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::rng::{Purpose, draw_rng, draw_unit};
+use crate::sim::swarm::Swarm;
 
 /// A boid was born.
 #[derive(Event, Clone, Copy, Debug, PartialEq)]
@@ -195,8 +196,7 @@ pub(super) fn plugin(app: &mut App) {
                 .run_if(|c: Res<SimConfig>| c.population.enabled),
         )
             .chain()
-            .in_set(SimSystems::Population)
-            .run_if(stepping),
+            .in_set(PopulationSystems::Life),
     );
 }
 
@@ -306,7 +306,8 @@ fn promote_to_doctors(
 mod tests {
     use super::*;
     use crate::sim::config::IndexKind;
-    use crate::sim::neighbours::{AllBackends, Row};
+    use crate::sim::neighbours::Row;
+    use crate::sim::neighbours::test_support::AllBackends;
     use crate::sim::space::Space;
     use rand::SeedableRng;
 

@@ -12,17 +12,18 @@
 use bevy::prelude::*;
 use rand::Rng;
 
-use crate::SimSystems;
 use crate::sim::agent::{Boid, Position, RunStarted, Steering, Velocity};
-use crate::sim::clock::{SimClock, stepping};
+use crate::sim::clock::SimClock;
 use crate::sim::config::{CatchMode, PredatorsConfig, SimConfig};
-use crate::sim::flocking::{steer, truncate, unit};
+use crate::sim::flocking::WeightGain;
+use crate::sim::math::{steer, truncate, unit};
 use crate::sim::metrics::Tally;
 use crate::sim::movement::{SpeedBand, integrate};
 use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Row, Snapshot};
 use crate::sim::parallel::fill;
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
 use crate::sim::space::Space;
+use crate::{IntegrateSystems, PopulationSystems, SimSystems};
 
 /// Flee acceleration at full urgency, px/s²: 10 px/frame² at the reference 60 frames/s.
 pub const FLEE_ACCELERATION: f32 = 36_000.0;
@@ -47,21 +48,9 @@ pub struct Predator {
     pub caught: u64,
 }
 
-/// Per-boid fear of the step, by boid snapshot slot: urgency `u` in 0..1 (empty when there are
-/// no predators).
-#[derive(Resource, Default, Debug, Clone)]
-pub struct Fear {
-    /// Urgency of each slot.
-    pub urgency: Vec<f32>,
-}
-
-impl Fear {
-    /// The factor on a slot's flocking weights: `1 − 0.7u`.
-    pub fn gain(&self, slot: usize) -> f32 {
-        self.urgency
-            .get(slot)
-            .map_or(1.0, |u| 1.0 - FEAR_FLOCKING_DROP * u)
-    }
+/// The factor fear of urgency `u` puts on a boid's flocking weights: `1 − 0.7u`.
+pub fn fear_gain(u: f32) -> f32 {
+    1.0 - FEAR_FLOCKING_DROP * u
 }
 
 /// The predators' own neighbour index: a snapshot of the predators and a grid over it.
@@ -160,7 +149,6 @@ pub fn edge_respawn(space: &Space, speed: f32, rng: &mut impl Rng) -> (Vec2, Vec
 
 pub(super) fn plugin(app: &mut App) {
     app.register_type::<Predator>()
-        .init_resource::<Fear>()
         .init_resource::<PredatorIndex>()
         .add_event::<Caught>()
         .add_observer(spawn_predators)
@@ -170,10 +158,9 @@ pub(super) fn plugin(app: &mut App) {
             (
                 sense_predators.in_set(SimSystems::Sense),
                 hunt.in_set(SimSystems::Steer),
-                move_predators.in_set(SimSystems::Integrate),
-                catch_prey.in_set(SimSystems::Population),
-            )
-                .run_if(stepping),
+                move_predators.in_set(IntegrateSystems::Predators),
+                catch_prey.in_set(PopulationSystems::Catches),
+            ),
         );
 }
 
@@ -231,15 +218,15 @@ fn sense_predators(
     config: Res<SimConfig>,
     neighbours: Neighbours,
     predators: Res<PredatorIndex>,
-    mut fear_field: ResMut<Fear>,
+    mut gain: ResMut<WeightGain>,
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let boid_snapshot = &*neighbours.snapshot;
     if predators.snapshot.is_empty() {
         // Without predators nothing is feared; flee forces only need clearing once, when the
         // last predator has gone (most runs never have any).
-        if !fear_field.urgency.is_empty() {
-            fear_field.urgency.clear();
+        if !gain.per_slot.is_empty() {
+            gain.per_slot.clear();
             for (_, mut s) in &mut boids {
                 s.flee = Vec2::ZERO;
             }
@@ -259,7 +246,8 @@ fn sense_predators(
         let f_max = config.swarms.get(boid_snapshot.swarm[i]).max_force;
         nearest.map_or((0.0, Vec2::ZERO), |off| fear(-off, radius, f_max))
     });
-    fear_field.urgency = per_slot.iter().map(|(u, _)| *u).collect();
+    // Fear makes a boid flock less.
+    gain.per_slot = per_slot.iter().map(|(u, _)| fear_gain(*u)).collect();
     crate::for_each_item!(boids, boid_snapshot.len(), |(entity, mut s)| {
         if let Some(i) = boid_snapshot.slot_of(entity) {
             s.flee = per_slot[i].1;
@@ -293,7 +281,7 @@ fn hunt(
 fn move_predators(
     config: Res<SimConfig>,
     time: Res<Time>,
-    mut predators: Query<(&Predator, &mut Position, &mut Velocity)>,
+    mut predators: Query<(&Predator, &mut Position, &mut Velocity), Without<Boid>>,
 ) {
     let space = config.space();
     // The source gives predators a top speed only (docs/model.md §7): no floor.
@@ -386,9 +374,10 @@ fn catch_prey(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::agent::{Disease, Swarm};
+    use crate::sim::agent::Disease;
     use crate::sim::config::IndexKind;
-    use crate::sim::neighbours::AllBackends;
+    use crate::sim::neighbours::test_support::AllBackends;
+    use crate::sim::swarm::Swarm;
     use rand::SeedableRng;
 
     fn close(a: Vec2, b: Vec2) -> bool {
@@ -407,9 +396,8 @@ mod tests {
         assert!(close(flee, Vec2::new(0.0, -40.0)), "{flee}");
         assert_eq!(fear(Vec2::new(150.0, 0.0), 150.0, 180.0), (0.0, Vec2::ZERO));
         // Flocking weights drop by 0.7u.
-        let f = Fear { urgency: vec![0.5] };
-        assert!((f.gain(0) - 0.65).abs() < 1e-6);
-        assert_eq!(f.gain(7), 1.0);
+        assert!((fear_gain(0.5) - 0.65).abs() < 1e-6);
+        assert_eq!(fear_gain(0.0), 1.0);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The world camera: fits the world into the area the panels leave free (and keeps fitting it
 //! when the window is resized), pans with a mouse drag (left, middle or right button), zooms
-//! around the cursor with the wheel, follows the selected boid on request, and Home re-fits.
-//! Also publishes where the cursor is in world space. Runs in `Update`.
+//! around the cursor with the wheel, follows the selected boid on request, and re-fits when
+//! asked. Also works out where the cursor is in world space (`ViewSystems::Pointer`); the rest
+//! runs in `ViewSystems::Camera`.
 
 use bevy::input::mouse::{MouseScrollUnit, MouseWheel};
 use bevy::prelude::*;
@@ -11,36 +12,20 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
+use crate::ViewSystems;
 use crate::sim::agent::Position;
 use crate::sim::config::SimConfig;
+use crate::view::input::{CursorWorld, DragState};
 use crate::view::select::Selected;
 
 /// Zoom limits (projection scale; 1 = whole world fits).
 pub const ZOOM_RANGE: (f32, f32) = (0.02, 5.0);
-/// A press that moves further than this many pixels is a drag, not a click.
-pub const DRAG_THRESHOLD_PX: f32 = 4.0;
-
 /// Render layer of the UI camera; nothing in the world is on it.
 const UI_LAYER: usize = 1;
 
 /// Marks the main world camera.
 #[derive(Component)]
 pub struct WorldCamera;
-
-/// Cursor position in world space and world units per screen pixel; `None` when the cursor is
-/// off the window or over a panel (outside the world's viewport).
-#[derive(Resource, Default, Debug, Clone, Copy)]
-pub struct CursorWorld(pub Option<(Vec2, f32)>);
-
-/// Mouse-drag bookkeeping shared with selection (a drag is not a click).
-#[derive(Resource, Default, Debug, Clone, Copy)]
-pub struct DragState {
-    /// Where the current press started, screen px.
-    pub pressed_at: Option<Vec2>,
-    /// The current (or just finished) press moved beyond the threshold.
-    pub dragged: bool,
-    last: Option<Vec2>,
-}
 
 /// Camera options set from the panel.
 #[derive(Resource, Debug, Clone, Copy, Default)]
@@ -65,20 +50,14 @@ pub fn fit_projection(world: Vec2) -> Projection {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<CursorWorld>()
-        .init_resource::<DragState>()
-        .init_resource::<CameraView>()
+    app.init_resource::<CameraView>()
         .add_systems(Startup, spawn_camera)
+        .add_systems(Update, track_cursor.in_set(ViewSystems::Pointer))
         .add_systems(
             Update,
-            (
-                track_cursor,
-                drag_to_pan,
-                wheel_to_zoom,
-                fit_or_follow,
-                apply_viewport,
-            )
-                .chain(),
+            (pan_by_drag, wheel_to_zoom, fit_or_follow, apply_viewport)
+                .chain()
+                .in_set(ViewSystems::Camera),
         );
 }
 
@@ -136,48 +115,25 @@ fn track_cursor(
     cursor.0 = Some((a, a.distance(b)));
 }
 
-fn drag_to_pan(
-    buttons: Res<ButtonInput<MouseButton>>,
-    cursor: Res<CursorWorld>,
-    wants: Option<Res<EguiWantsInput>>,
-    windows: Query<&Window, With<PrimaryWindow>>,
+/// Moves the camera with the cursor while the mouse is dragged over the world.
+fn pan_by_drag(
+    drag: Res<DragState>,
     mut cameras: Query<(&Camera, &GlobalTransform, &mut Transform), With<WorldCamera>>,
-    mut drag: ResMut<DragState>,
     mut view: ResMut<CameraView>,
 ) {
-    let pan_buttons = [MouseButton::Left, MouseButton::Middle, MouseButton::Right];
-    let screen = windows.single().ok().and_then(|w| w.cursor_position());
-    if buttons.any_just_pressed(pan_buttons) {
-        let over_ui = cursor.0.is_none() || wants.as_ref().is_some_and(|w| w.wants_pointer_input());
-        *drag = DragState {
-            pressed_at: if over_ui { None } else { screen },
-            dragged: false,
-            last: screen,
-        };
-    }
-    if !buttons.any_pressed(pan_buttons) {
-        drag.pressed_at = None;
-        return;
-    }
-    let (Some(start), Some(now)) = (drag.pressed_at, screen) else {
+    let Some((from, to)) = drag.moved else {
         return;
     };
-    if now.distance(start) > DRAG_THRESHOLD_PX {
-        drag.dragged = true;
-    }
     let Ok((camera, global, mut transform)) = cameras.single_mut() else {
         return;
     };
-    if let (true, Some(last)) = (drag.dragged, drag.last)
-        && let (Ok(a), Ok(b)) = (
-            camera.viewport_to_world_2d(global, last),
-            camera.viewport_to_world_2d(global, now),
-        )
-    {
+    if let (Ok(a), Ok(b)) = (
+        camera.viewport_to_world_2d(global, from),
+        camera.viewport_to_world_2d(global, to),
+    ) {
         transform.translation += (a - b).extend(0.0);
         view.follow = false;
     }
-    drag.last = Some(now);
 }
 
 fn wheel_to_zoom(
@@ -214,21 +170,12 @@ fn wheel_to_zoom(
 }
 
 fn fit_or_follow(
-    keys: Res<ButtonInput<KeyCode>>,
-    wants: Option<Res<EguiWantsInput>>,
     config: Res<SimConfig>,
     selected: Res<Selected>,
     boids: Query<&Position>,
     mut view: ResMut<CameraView>,
     mut cameras: Query<(&mut Projection, &mut Transform), With<WorldCamera>>,
 ) {
-    let typing = wants.is_some_and(|w| w.wants_keyboard_input());
-    if !typing && keys.just_pressed(KeyCode::Home) {
-        view.refit = true;
-    }
-    if !typing && keys.just_pressed(KeyCode::KeyF) {
-        view.follow = !view.follow;
-    }
     let Ok((mut projection, mut transform)) = cameras.single_mut() else {
         return;
     };

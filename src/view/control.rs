@@ -1,58 +1,29 @@
-//! Run controls shared by the panel and the keyboard: pause/resume (Space), single step (S),
-//! reset with the same seed (R) or a new one (Shift+R), speed ×0.25…×8 (+/−), help (H or ?),
-//! panels (Tab), screenshot (F12), metrics export (E), scenario load/save. Both the panel and the
-//! keyboard send [`Action`]s; `perform_actions` carries them out in `Update`. Pause pauses
-//! `Time<Virtual>`; speed is its relative speed; a single step runs the fixed schedule once.
+//! Carrying out what the user asked for ([`Action`]s from the keyboard and the panel): pause and
+//! resume, single steps, reset with the same or a new seed, speed ×0.25…×8, help, panels,
+//! screenshot, metrics export, scenario load/save, fitting the world, following and clearing
+//! the selection. Pause pauses `Time<Virtual>`; speed is its relative speed; a single step runs
+//! the fixed schedule once. `perform_actions` runs in `ViewSystems::Control`.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
-use bevy_egui::input::EguiWantsInput;
 
+use crate::ViewSystems;
 use crate::sim::agent::ResetRequest;
 use crate::sim::clock::StepMode;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::rng::mix64;
+use crate::view::camera::CameraView;
+use crate::view::input::Action;
+use crate::view::select::Selected;
 
 /// Speed multipliers offered, slowest first.
 pub const SPEEDS: [f32; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
 /// How long a status message stays, s.
 const MESSAGE_SECONDS: f64 = 8.0;
-
-/// Something the user asked for.
-#[derive(Event, Clone, Debug, PartialEq)]
-pub enum Action {
-    /// Pause or resume.
-    TogglePause,
-    /// Advance one simulation step (pauses first).
-    Step,
-    /// Restart the run; `new_seed` draws a fresh seed.
-    Reset {
-        /// Draw a new seed instead of reusing the current one.
-        new_seed: bool,
-    },
-    /// Next speed up.
-    Faster,
-    /// Next speed down.
-    Slower,
-    /// Set the speed multiplier.
-    SetSpeed(f32),
-    /// Save a PNG of the window.
-    Screenshot,
-    /// Write the run's metrics so far to a CSV file.
-    ExportCsv,
-    /// Show or hide the keyboard help.
-    ToggleHelp,
-    /// Show or hide the side panels.
-    TogglePanels,
-    /// Load a scenario file and restart.
-    LoadScenario(PathBuf),
-    /// Save the current config to a TOML file.
-    SaveConfig(PathBuf),
-}
 
 /// UI state of the run controls.
 #[derive(Resource, Debug)]
@@ -144,39 +115,12 @@ fn stamp() -> u64 {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_event::<Action>()
-        .init_resource::<RunControl>()
-        .add_systems(Update, (read_keyboard, perform_actions).chain())
+    app.init_resource::<RunControl>()
+        .add_systems(Update, perform_actions.in_set(ViewSystems::Control))
         .add_systems(
             RunFixedMainLoop,
             run_requested_steps.in_set(RunFixedMainLoopSystem::BeforeFixedMainLoop),
         );
-}
-
-fn read_keyboard(
-    keys: Res<ButtonInput<KeyCode>>,
-    wants: Option<Res<EguiWantsInput>>,
-    mut actions: EventWriter<Action>,
-) {
-    if wants.is_some_and(|w| w.wants_keyboard_input()) {
-        return;
-    }
-    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
-    for key in keys.get_just_pressed() {
-        let action = match key {
-            KeyCode::Space => Action::TogglePause,
-            KeyCode::KeyS => Action::Step,
-            KeyCode::KeyR => Action::Reset { new_seed: shift },
-            KeyCode::Equal | KeyCode::NumpadAdd | KeyCode::BracketRight => Action::Faster,
-            KeyCode::Minus | KeyCode::NumpadSubtract | KeyCode::BracketLeft => Action::Slower,
-            KeyCode::KeyH | KeyCode::Slash | KeyCode::F1 => Action::ToggleHelp,
-            KeyCode::Tab => Action::TogglePanels,
-            KeyCode::F12 => Action::Screenshot,
-            KeyCode::KeyE => Action::ExportCsv,
-            _ => continue,
-        };
-        actions.write(action);
-    }
 }
 
 fn perform_actions(
@@ -187,6 +131,8 @@ fn perform_actions(
     mut config: ResMut<SimConfig>,
     mut reset: ResMut<ResetRequest>,
     log: Res<MetricsLog>,
+    mut view: ResMut<CameraView>,
+    mut selected: ResMut<Selected>,
     mut commands: Commands,
 ) {
     let now = real.elapsed_secs_f64();
@@ -256,6 +202,18 @@ fn perform_actions(
             }
             Action::TogglePanels => {
                 control.panels = !control.panels;
+                None
+            }
+            Action::FitWorld => {
+                view.refit = true;
+                None
+            }
+            Action::ToggleFollow => {
+                view.follow = !view.follow;
+                None
+            }
+            Action::ClearSelection => {
+                selected.0 = None;
                 None
             }
             Action::LoadScenario(path) => Some(match SimConfig::load(Some(path), &[]) {

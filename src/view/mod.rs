@@ -3,6 +3,7 @@
 
 pub mod camera;
 pub mod control;
+pub mod input;
 pub mod overlays;
 pub mod params;
 pub mod render;
@@ -14,16 +15,23 @@ use bevy::window::WindowResolution;
 use bevy_egui::EguiPlugin;
 use bevy_inspector_egui::DefaultInspectorConfigPlugin;
 
-use crate::run::task_pools;
 use crate::sim::config::SimConfig;
+use crate::sim::parallel::task_pools;
 use crate::{SimPlugin, ViewPlugin};
 
+/// Everything that draws: egui, the camera, boid visuals, overlays, plus [`panels`].
 pub(super) fn plugin(app: &mut App) {
     app.add_plugins((EguiPlugin::default(), DefaultInspectorConfigPlugin))
+        .add_plugins((camera::plugin, render::plugin, overlays::plugin, panels));
+}
+
+/// Input, run controls, selection, parameter edits and the egui panels — what needs no
+/// renderer, so it also runs headless (given an egui context; tests drive the panels so).
+pub(super) fn panels(app: &mut App) {
+    app.init_resource::<overlays::Overlays>()
+        .init_resource::<camera::CameraView>()
         .add_plugins((
-            camera::plugin,
-            render::plugin,
-            overlays::plugin,
+            input::plugin,
             select::plugin,
             control::plugin,
             params::plugin,

@@ -7,11 +7,14 @@ use std::f32::consts::FRAC_PI_2;
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{AgentId, Boid, Health, Position, Swarm, Velocity};
+use crate::ViewSystems;
+
+use crate::sim::agent::{AgentId, Boid, Health, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
 use crate::sim::flocking::FULL_FOV;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, kd_splits};
 use crate::sim::predators::Predator;
+use crate::sim::swarm::Swarm;
 use crate::view::render::PREDATOR_COLOUR;
 use crate::view::select::Selected;
 
@@ -42,7 +45,8 @@ pub(super) fn plugin(app: &mut App) {
             draw_toggled,
             draw_index,
             draw_hunts,
-        ),
+        )
+            .in_set(ViewSystems::Draw),
     );
 }
 

@@ -5,8 +5,11 @@
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{Boid, Health, Position, Swarm, Velocity};
+use crate::ViewSystems;
+
+use crate::sim::agent::{Boid, Health, Position, Velocity};
 use crate::sim::predators::Predator;
+use crate::sim::swarm::Swarm;
 
 /// Boid triangle length, px (world units).
 pub const BOID_LENGTH: f32 = 14.0;
@@ -94,7 +97,10 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(Startup, create_visuals)
         .add_observer(attach_visuals)
         .add_observer(attach_predator_visuals)
-        .add_systems(Update, (sync_boids, sync_predators));
+        .add_systems(
+            Update,
+            (sync_boids, sync_predators).in_set(ViewSystems::Draw),
+        );
 }
 
 fn create_visuals(

@@ -1,14 +1,16 @@
 //! Selecting a boid: a click (a press and release without dragging) picks the nearest boid
-//! within a few screen pixels of the cursor, torus-aware; Escape or a click on empty space
-//! clears the selection. The selected entity lives in [`Selected`]. Runs in `Update`.
+//! within a few screen pixels of the cursor, torus-aware; a click on empty space clears the
+//! selection (so does Escape, through `Action::ClearSelection`). The selected entity lives in
+//! [`Selected`]. Runs in `ViewSystems::Select`.
 
 use bevy::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 
+use crate::ViewSystems;
 use crate::sim::agent::{Boid, Position};
 use crate::sim::config::SimConfig;
 use crate::sim::space::Space;
-use crate::view::camera::{CursorWorld, DragState};
+use crate::view::input::{CursorWorld, DragState};
 
 /// How far from the cursor a click still selects a boid, in screen pixels.
 pub const PICK_RADIUS_PX: f32 = 8.0;
@@ -36,13 +38,14 @@ pub fn pick_nearest(
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<Selected>()
-        .add_systems(Update, (click_to_select, forget_despawned));
+    app.init_resource::<Selected>().add_systems(
+        Update,
+        (click_to_select, forget_despawned).in_set(ViewSystems::Select),
+    );
 }
 
 fn click_to_select(
     buttons: Res<ButtonInput<MouseButton>>,
-    keys: Res<ButtonInput<KeyCode>>,
     wants: Option<Res<EguiWantsInput>>,
     cursor: Res<CursorWorld>,
     drag: Res<DragState>,
@@ -50,11 +53,6 @@ fn click_to_select(
     boids: Query<(Entity, &Position), With<Boid>>,
     mut selected: ResMut<Selected>,
 ) {
-    if keys.just_pressed(KeyCode::Escape)
-        && !wants.as_ref().is_some_and(|w| w.wants_keyboard_input())
-    {
-        selected.0 = None;
-    }
     if !buttons.just_released(MouseButton::Left) || drag.dragged {
         return;
     }

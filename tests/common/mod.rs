@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 
 use pandemic_boids::run::Simulation;
-use pandemic_boids::sim::agent::{Health, Position, Swarm, Velocity};
+use pandemic_boids::sim::agent::{Health, Position, Velocity};
 use pandemic_boids::sim::config::SimConfig;
+use pandemic_boids::sim::swarm::Swarm;
 
 /// The model defaults with a seed and the epidemic quiet (nobody starts infected).
 pub fn flocking_only(seed: u64) -> SimConfig {

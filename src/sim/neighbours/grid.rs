@@ -10,9 +10,9 @@ use std::ops::Range;
 use bevy::prelude::*;
 
 use super::Snapshot;
-use crate::sim::agent::Swarm;
 use crate::sim::parallel::map_chunks;
 use crate::sim::space::{Space, wrap_axis};
+use crate::sim::swarm::Swarm;
 
 /// Most cells per boid the grid allocates; sparser worlds get bigger cells.
 const MAX_CELLS_PER_BOID: usize = 4;

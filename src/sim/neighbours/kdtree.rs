@@ -228,8 +228,9 @@ pub fn splits(tree: &KDTree2<Boid>, space: &Space, max_depth: usize) -> Vec<(Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::agent::{Disease, Swarm};
+    use crate::sim::agent::Disease;
     use crate::sim::neighbours::Row;
+    use crate::sim::swarm::Swarm;
     use bevy_spatial::SpatialAccess;
 
     #[test]

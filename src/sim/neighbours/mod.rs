@@ -8,6 +8,8 @@
 mod brute;
 mod grid;
 mod kdtree;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use brute::Brute;
 pub use grid::{Block, Grid};
@@ -18,9 +20,10 @@ use bevy::prelude::*;
 use bevy_spatial::kdtree::KDTree2;
 
 use crate::SimSystems;
-use crate::sim::agent::{AgentId, Boid, Disease, Health, Position, Swarm, Velocity};
+use crate::sim::agent::{AgentId, Boid, Disease, Health, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
 use crate::sim::space::Space;
+use crate::sim::swarm::Swarm;
 
 /// Answers "who is within `radius` of this point?" on the world of the snapshot it was built
 /// from. Implemented by every backend; the sets must be identical across backends.
@@ -309,38 +312,9 @@ fn rebuild_index(
     }
 }
 
-/// Builds every backend over the same snapshot (for tests and benchmarks).
-pub struct AllBackends {
-    /// The snapshot.
-    pub snapshot: Snapshot,
-    /// KD-tree over it.
-    pub kdtree: KDTree2<Boid>,
-    /// Grid over it.
-    pub grid: Grid,
-}
-
-impl AllBackends {
-    /// Builds all three backends; `cell` is the grid cell size.
-    pub fn new(snapshot: Snapshot, cell: f32) -> Self {
-        let mut kdtree = KDTree2::<Boid>::default();
-        kdtree::rebuild(&mut kdtree, &snapshot);
-        let mut grid = Grid::default();
-        grid.rebuild(&snapshot, cell);
-        Self {
-            snapshot,
-            kdtree,
-            grid,
-        }
-    }
-
-    /// One backend.
-    pub fn get(&self, kind: IndexKind) -> IndexRef<'_> {
-        index_ref(kind, &self.snapshot, &self.kdtree, &self.grid)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::test_support::AllBackends;
     use super::*;
     use crate::sim::space::Boundary;
     use rand::{Rng, SeedableRng};

@@ -1,15 +1,23 @@
-//! The run configuration: every model parameter, its default from docs/model.md, TOML loading with dotted
-//! `--set` overrides, and validation with one-line errors that name the file, the key and what is
-//! allowed. The live `SimConfig` resource is what every simulation system reads; the UI edits it.
-//! No systems live here.
+//! The run configuration: every model parameter with its default (docs/model.md) and loading a
+//! scenario file with `--set` overrides. The live `SimConfig` resource is what every simulation
+//! system reads; the UI edits it. Beside this file: `keys` describes every key (unit, allowed
+//! values, widget, doc), `validate` checks a config against those descriptions, `overrides`
+//! handles dotted keys. No systems live here.
 
-use std::path::Path;
+pub mod keys;
+mod overrides;
+mod validate;
+
+use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::sim::agent::Swarm;
 use crate::sim::space::{Boundary, Space};
+use crate::sim::swarm::Swarm;
+
+pub use overrides::table_get;
+use overrides::{describe_serde_error, insert_dotted, merge_values, one_line, parse_set};
 
 /// Which steering model computes the flocking force (docs/model.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
@@ -27,6 +35,21 @@ pub enum SteeringModel {
     Pygame,
 }
 
+impl SteeringModel {
+    /// Every value as written in a scenario file, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["shiffman", "hybrid", "adams", "pygame"];
+
+    /// This value as written in a scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            SteeringModel::Shiffman => "shiffman",
+            SteeringModel::Hybrid => "hybrid",
+            SteeringModel::Adams => "adams",
+            SteeringModel::Pygame => "pygame",
+        }
+    }
+}
+
 /// Which neighbour index answers radius queries (docs/model.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
 #[serde(rename_all = "snake_case")]
@@ -38,6 +61,20 @@ pub enum IndexKind {
     Grid,
     /// Every pair checked: the reference the others are tested against.
     Brute,
+}
+
+impl IndexKind {
+    /// Every value as written in a scenario file, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["kdtree", "grid", "brute"];
+
+    /// This value as written in a scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexKind::Kdtree => "kdtree",
+            IndexKind::Grid => "grid",
+            IndexKind::Brute => "brute",
+        }
+    }
 }
 
 /// How doctors move (docs/model.md §5.3).
@@ -53,6 +90,20 @@ pub enum DoctorBehavior {
     SeekCentroid,
 }
 
+impl DoctorBehavior {
+    /// Every value as written in a scenario file, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["passive", "seek_nearest", "seek_centroid"];
+
+    /// This value as written in a scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            DoctorBehavior::Passive => "passive",
+            DoctorBehavior::SeekNearest => "seek_nearest",
+            DoctorBehavior::SeekCentroid => "seek_centroid",
+        }
+    }
+}
+
 /// What happens to a boid a predator catches (docs/model.md §7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Reflect, Default)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +113,19 @@ pub enum CatchMode {
     Remove,
     /// The boid reappears at a random edge heading inward (also counted).
     Respawn,
+}
+
+impl CatchMode {
+    /// Every value as written in a scenario file, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["remove", "respawn"];
+
+    /// This value as written in a scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            CatchMode::Remove => "remove",
+            CatchMode::Respawn => "respawn",
+        }
+    }
 }
 
 /// `[world]`: the rectangle and its boundary (docs/model.md §2).
@@ -508,6 +572,32 @@ pub enum ConfigError {
     },
 }
 
+/// The folder of the shipped scenario files (`assets/scenarios`): under `$BEVY_ASSET_ROOT`,
+/// else next to the executable or in the working folder, else the crate's own (when run through
+/// cargo).
+pub fn scenarios_dir() -> PathBuf {
+    let candidates = [
+        std::env::var_os("BEVY_ASSET_ROOT").map(|r| PathBuf::from(r).join("assets")),
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|p| p.join("assets"))),
+        Some(PathBuf::from("assets")),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .map(|assets| assets.join("scenarios"))
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| PathBuf::from("assets").join("scenarios"))
+}
+
+/// `default.toml` of the shipped scenarios, if it exists.
+pub fn default_scenario() -> Option<PathBuf> {
+    let p = scenarios_dir().join("default.toml");
+    p.is_file().then_some(p)
+}
+
 impl SimConfig {
     /// Reads a scenario file (if any), applies `--set` overrides, and validates the result.
     pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Self, ConfigError> {
@@ -598,507 +688,14 @@ impl SimConfig {
             boundary: self.world.boundary,
         }
     }
-
-    /// Checks every value against its allowed range (first problem found).
-    pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
-        let mut v = Validator {
-            origin,
-            error: None,
-        };
-        v.int_at_most("seed", self.seed, i64::MAX as u64, "fits a TOML integer");
-        v.range("dt", self.dt, Open(0.0), Closed(1.0), "s");
-        v.range("duration", self.duration, Closed(0.0), Closed(1e9), "s");
-        v.range(
-            "sample_every",
-            self.sample_every,
-            Open(0.0),
-            Closed(1e9),
-            "s",
-        );
-        v.range(
-            "agents_every",
-            self.agents_every,
-            Closed(0.0),
-            Closed(1e9),
-            "s (0 = no agents.csv)",
-        );
-        v.range(
-            "world.width",
-            self.world.width as f64,
-            Closed(1.0),
-            Closed(1e8),
-            "px",
-        );
-        v.range(
-            "world.height",
-            self.world.height as f64,
-            Closed(1.0),
-            Closed(1e8),
-            "px",
-        );
-        // Minimum-image distances are unique only below half the world (docs/model.md §2).
-        let half = 0.5 * self.world.width.min(self.world.height) as f64;
-        let radius_max = if self.world.boundary == Boundary::Wrap {
-            Open(half)
-        } else {
-            Closed(1e8)
-        };
-        // Radii of modules that are off are only checked once the module is on.
-        let seek_active = self.doctors.behavior == DoctorBehavior::SeekNearest;
-        let antivax_active = self.antivax.p_antivax > 0.0 || self.swarms.antivax.count > 0;
-        let predators_active = self.predators.count > 0;
-        for swarm in Swarm::ALL {
-            let p = self.swarms.get(swarm);
-            let k = |name: &str| format!("swarms.{}.{name}", swarm.key());
-            v.int_at_most(&k("count"), p.count as u64, 20_000_000, "boids");
-            v.range(
-                &k("max_speed"),
-                p.max_speed as f64,
-                Open(0.0),
-                Closed(1e6),
-                "px/s",
-            );
-            v.range(
-                &k("max_force"),
-                p.max_force as f64,
-                Closed(0.0),
-                Closed(1e8),
-                "px/s²",
-            );
-            v.range(
-                &k("min_speed"),
-                p.min_speed as f64,
-                Closed(0.0),
-                Closed(p.max_speed as f64),
-                "px/s (at most max_speed)",
-            );
-            v.range(
-                &k("separation_radius"),
-                p.separation_radius as f64,
-                Closed(0.0),
-                radius_max,
-                RADIUS_RULE,
-            );
-            v.range(
-                &k("alignment_radius"),
-                p.alignment_radius as f64,
-                Closed(0.0),
-                radius_max,
-                RADIUS_RULE,
-            );
-            v.range(
-                &k("cohesion_radius"),
-                p.cohesion_radius as f64,
-                Closed(0.0),
-                radius_max,
-                RADIUS_RULE,
-            );
-            v.range(
-                &k("separation_weight"),
-                p.separation_weight as f64,
-                Closed(0.0),
-                Closed(1e9),
-                "(px³/s² under the pygame model)",
-            );
-            v.range(
-                &k("alignment_weight"),
-                p.alignment_weight as f64,
-                Closed(0.0),
-                Closed(1e6),
-                "",
-            );
-            v.range(
-                &k("cohesion_weight"),
-                p.cohesion_weight as f64,
-                Closed(0.0),
-                Closed(1e6),
-                "",
-            );
-            v.range(
-                &k("fov"),
-                p.fov as f64,
-                Closed(0.0),
-                Closed(std::f64::consts::PI + 1e-3),
-                "rad half-angle (π = all round)",
-            );
-            v.range(
-                &k("noise"),
-                p.noise as f64,
-                Closed(0.0),
-                Closed(1e8),
-                "px/s²",
-            );
-        }
-        let e = &self.epidemic;
-        for (key, p) in [
-            (
-                "epidemic.p_initial_infect_normal",
-                e.p_initial_infect_normal,
-            ),
-            (
-                "epidemic.p_initial_infect_doctor",
-                e.p_initial_infect_doctor,
-            ),
-            ("epidemic.p_infect_normal", e.p_infect_normal),
-            ("epidemic.p_infect_doctor", e.p_infect_doctor),
-            ("epidemic.p_spontaneous_infect", e.p_spontaneous_infect),
-            ("epidemic.p_cure", e.p_cure),
-            ("epidemic.p_death", e.p_death),
-            ("epidemic.cure_immunity_level", e.cure_immunity_level),
-            ("epidemic.infected_cure_factor", e.infected_cure_factor),
-            ("antivax.p_antivax", self.antivax.p_antivax),
-            (
-                "population.p_offspring_normal",
-                self.population.p_offspring_normal,
-            ),
-            (
-                "population.p_offspring_doctor",
-                self.population.p_offspring_doctor,
-            ),
-            (
-                "population.infected_offspring_factor",
-                self.population.infected_offspring_factor,
-            ),
-            (
-                "population.p_become_doctor",
-                self.population.p_become_doctor,
-            ),
-        ] {
-            v.range(key, p, Closed(0.0), Closed(1.0), "a probability");
-        }
-        v.time("epidemic.t_death", e.t_death);
-        v.time("epidemic.t_immunity", e.t_immunity);
-        v.range(
-            "epidemic.r_interact_normal",
-            e.r_interact_normal as f64,
-            Closed(0.0),
-            radius_max,
-            RADIUS_RULE,
-        );
-        v.range(
-            "epidemic.r_interact_doctor",
-            e.r_interact_doctor as f64,
-            Closed(0.0),
-            radius_max,
-            RADIUS_RULE,
-        );
-        v.range(
-            "epidemic.infected_radius_factor_normal",
-            e.infected_radius_factor_normal as f64,
-            Closed(0.0),
-            Closed(1.0),
-            "a multiplier",
-        );
-        v.range(
-            "epidemic.infected_radius_factor_doctor",
-            e.infected_radius_factor_doctor as f64,
-            Closed(0.0),
-            Closed(1.0),
-            "a multiplier",
-        );
-        v.range(
-            "doctors.seek_radius",
-            self.doctors.seek_radius as f64,
-            Closed(0.0),
-            if seek_active { radius_max } else { Closed(1e8) },
-            RADIUS_RULE,
-        );
-        v.range(
-            "doctors.seek_weight",
-            self.doctors.seek_weight as f64,
-            Closed(0.0),
-            Closed(1e6),
-            "",
-        );
-        v.range(
-            "antivax.repulsion_radius",
-            self.antivax.repulsion_radius as f64,
-            Closed(0.0),
-            if antivax_active {
-                radius_max
-            } else {
-                Closed(1e8)
-            },
-            RADIUS_RULE,
-        );
-        v.range(
-            "antivax.repulsion_weight",
-            self.antivax.repulsion_weight as f64,
-            Closed(0.0),
-            Closed(1e6),
-            "",
-        );
-        let pop = &self.population;
-        v.range(
-            "population.litter_mean_normal",
-            pop.litter_mean_normal,
-            Closed(0.0),
-            Closed(100.0),
-            "boids",
-        );
-        v.range(
-            "population.litter_sd_normal",
-            pop.litter_sd_normal,
-            Closed(0.0),
-            Closed(100.0),
-            "boids",
-        );
-        v.range(
-            "population.litter_mean_doctor",
-            pop.litter_mean_doctor,
-            Closed(0.0),
-            Closed(100.0),
-            "boids",
-        );
-        v.range(
-            "population.litter_sd_doctor",
-            pop.litter_sd_doctor,
-            Closed(0.0),
-            Closed(100.0),
-            "boids",
-        );
-        v.range(
-            "population.cooldown",
-            pop.cooldown,
-            Closed(0.0),
-            Closed(1e9),
-            "s",
-        );
-        v.range(
-            "population.t_adult",
-            pop.t_adult,
-            Closed(0.0),
-            Closed(1e9),
-            "s",
-        );
-        v.int_at_most(
-            "population.max_population",
-            pop.max_population as u64,
-            20_000_000,
-            "boids",
-        );
-        let pr = &self.predators;
-        v.int_at_most("predators.count", pr.count as u64, 100_000, "predators");
-        v.range(
-            "predators.speed",
-            pr.speed as f64,
-            Open(0.0),
-            Closed(1e6),
-            "px/s",
-        );
-        v.range(
-            "predators.max_force",
-            pr.max_force as f64,
-            Closed(0.0),
-            Closed(1e8),
-            "px/s²",
-        );
-        let predator_limit = if predators_active {
-            radius_max
-        } else {
-            Closed(1e8)
-        };
-        for (key, r) in [
-            ("predators.catch_radius", pr.catch_radius),
-            ("predators.detection_range", pr.detection_range),
-            ("predators.isolation_radius", pr.isolation_radius),
-            ("predators.fear_radius", pr.fear_radius),
-        ] {
-            v.range(key, r as f64, Closed(0.0), predator_limit, RADIUS_RULE);
-        }
-        match v.error {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-}
-
-/// What a radius must respect, for error messages.
-const RADIUS_RULE: &str = "px (below half the smaller world side on a torus)";
-
-/// One end of an allowed range.
-#[derive(Clone, Copy)]
-enum Bound {
-    Open(f64),
-    Closed(f64),
-}
-use Bound::{Closed, Open};
-
-struct Validator<'a> {
-    origin: &'a str,
-    error: Option<ConfigError>,
-}
-
-impl Validator<'_> {
-    fn fail(&mut self, key: &str, message: String) {
-        if self.error.is_none() {
-            self.error = Some(ConfigError::Key {
-                origin: self.origin.to_string(),
-                key: key.to_string(),
-                message,
-            });
-        }
-    }
-
-    fn range(&mut self, key: &str, value: f64, lo: Bound, hi: Bound, unit: &str) {
-        if !value.is_finite() {
-            self.fail(
-                key,
-                format!(
-                    "{value} is not a finite number; allowed: {}",
-                    describe(lo, hi, unit)
-                ),
-            );
-            return;
-        }
-        let ok_lo = match lo {
-            Open(b) => value > b,
-            Closed(b) => value >= b,
-        };
-        let ok_hi = match hi {
-            Open(b) => value < b,
-            Closed(b) => value <= b,
-        };
-        if !(ok_lo && ok_hi) {
-            self.fail(
-                key,
-                format!(
-                    "{value} is out of range; allowed: {}",
-                    describe(lo, hi, unit)
-                ),
-            );
-        }
-    }
-
-    /// A duration that may be `inf` (never) but must be positive and not NaN.
-    fn time(&mut self, key: &str, value: f64) {
-        if value.is_nan() || value <= 0.0 {
-            self.fail(
-                key,
-                format!("{value} is out of range; allowed: a time > 0 s, or inf for never"),
-            );
-        }
-    }
-
-    fn int_at_most(&mut self, key: &str, value: u64, max: u64, what: &str) {
-        if value > max {
-            self.fail(
-                key,
-                format!("{value} is out of range; allowed: 0 ..= {max} ({what})"),
-            );
-        }
-    }
-}
-
-fn describe(lo: Bound, hi: Bound, unit: &str) -> String {
-    let l = match lo {
-        Open(b) => format!("> {b}"),
-        Closed(b) => format!("≥ {b}"),
-    };
-    let h = match hi {
-        Open(b) => format!("< {b}"),
-        Closed(b) => format!("≤ {b}"),
-    };
-    if unit.is_empty() {
-        format!("{l} and {h}")
-    } else {
-        format!("{l} and {h}, {unit}")
-    }
-}
-
-/// Turns serde's messages into ones that also say what is allowed.
-fn describe_serde_error(message: &str) -> String {
-    let m = one_line(message);
-    if let Some(rest) = m.strip_prefix("unknown field ") {
-        return format!("unknown key {rest}; remove it or fix its spelling");
-    }
-    if let Some(rest) = m.strip_prefix("unknown variant ") {
-        return format!("unknown value {rest}");
-    }
-    m
-}
-
-fn one_line(message: &str) -> String {
-    message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('|') && *l != "^" && !l.starts_with("in `"))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The value at a dotted key of a config table.
-pub fn table_get<'a>(table: &'a toml::Table, key: &str) -> Option<&'a toml::Value> {
-    let mut parts = key.split('.').peekable();
-    let mut node = table;
-    while let Some(part) = parts.next() {
-        let v = node.get(part)?;
-        if parts.peek().is_none() {
-            return Some(v);
-        }
-        node = v.as_table()?;
-    }
-    None
-}
-
-/// Splits `KEY=VALUE`; the value is TOML (`1.5`, `true`, `"x"`) or, failing that, a bare string.
-fn parse_set(arg: &str) -> Result<(String, toml::Value), ConfigError> {
-    let (key, raw) = arg
-        .split_once('=')
-        .ok_or_else(|| ConfigError::SetSyntax { arg: arg.into() })?;
-    let key = key.trim();
-    if key.is_empty() || key.split('.').any(|part| part.trim().is_empty()) {
-        return Err(ConfigError::SetSyntax { arg: arg.into() });
-    }
-    let raw = raw.trim();
-    let value = format!("v = {raw}")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    Ok((key.to_string(), value))
-}
-
-/// Sets `a.b.c = value` in a table, creating intermediate tables.
-fn insert_dotted(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
-    let mut parts: Vec<&str> = key.split('.').map(str::trim).collect();
-    let last = parts.pop().expect("split yields one part");
-    let mut cur = table;
-    for part in parts {
-        let entry = cur
-            .entry(part.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        cur = entry
-            .as_table_mut()
-            .ok_or_else(|| format!("`{part}` is a value, not a section"))?;
-    }
-    cur.insert(last.to_string(), value);
-    Ok(())
-}
-
-/// Overlays `top` on `base`, table by table; keys only in `top` are kept (and later rejected
-/// by `deny_unknown_fields` if they are not real keys).
-fn merge_values(base: &mut toml::Value, top: toml::Value) {
-    match (base, top) {
-        (toml::Value::Table(b), toml::Value::Table(t)) => {
-            for (k, v) in t {
-                match b.get_mut(&k) {
-                    Some(slot) => merge_values(slot, v),
-                    None => {
-                        b.insert(k, v);
-                    }
-                }
-            }
-        }
-        (slot, v) => *slot = v,
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn key_error(text: &str, sets: &[&str]) -> (String, String, String) {
+    /// The (origin, key, message) of the key error a scenario text and `--set`s give.
+    pub(crate) fn key_error(text: &str, sets: &[&str]) -> (String, String, String) {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         match SimConfig::from_toml_str(text, "test.toml", &sets) {
             Err(ConfigError::Key {
@@ -1174,134 +771,6 @@ mod tests {
             message.contains("shiffman") && message.contains("adams"),
             "{message}"
         );
-    }
-
-    #[test]
-    fn out_of_range_values_are_rejected() {
-        for (text, expect_key) in [
-            (
-                "[swarms.normal]\nseparation_radius = -1.0\n",
-                "swarms.normal.separation_radius",
-            ),
-            (
-                "[swarms.doctor]\nmin_speed = 300.0\n",
-                "swarms.doctor.min_speed",
-            ),
-            (
-                "[epidemic]\np_infect_normal = 1.5\n",
-                "epidemic.p_infect_normal",
-            ),
-            ("dt = 0.0\n", "dt"),
-            ("dt = -0.01\n", "dt"),
-            ("dt = nan\n", "dt"),
-            ("[world]\nwidth = inf\n", "world.width"),
-            ("[epidemic]\nt_death = 0.0\n", "epidemic.t_death"),
-            (
-                "[swarms.normal]\nalignment_radius = 600.0\n",
-                "swarms.normal.alignment_radius",
-            ),
-        ] {
-            let (_, key, message) = key_error(text, &[]);
-            assert_eq!(key, expect_key, "{text}");
-            assert!(message.contains("allowed"), "{message}");
-        }
-    }
-
-    #[test]
-    fn edits_apply_one_key_and_are_validated() {
-        let c = SimConfig::default();
-        let e = c
-            .with_edit(
-                "swarms.doctor.max_speed",
-                toml::Value::Float(200.0),
-                "panel",
-            )
-            .unwrap();
-        assert_eq!(e.swarms.doctor.max_speed, 200.0);
-        assert_eq!(e.swarms.normal.max_speed, 180.0);
-        let e = c
-            .with_edit(
-                "doctors.behavior",
-                toml::Value::String("seek_centroid".into()),
-                "panel",
-            )
-            .unwrap();
-        assert_eq!(e.doctors.behavior, DoctorBehavior::SeekCentroid);
-        let err = c
-            .with_edit(
-                "swarms.normal.min_speed",
-                toml::Value::Float(500.0),
-                "panel",
-            )
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("panel: `swarms.normal.min_speed`"),
-            "{err}"
-        );
-        assert!(
-            c.with_edit("swarms.normal.nope", toml::Value::Float(1.0), "panel")
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn radii_of_modules_that_are_off_are_not_checked() {
-        // A 500 px world: the default 300 px seek radius is too long, but doctors are passive.
-        let small = "[world]\nwidth = 500.0\nheight = 500.0\n[antivax]\np_antivax = 0.0\n";
-        SimConfig::from_toml_str(small, "x", &[]).unwrap();
-        let (_, key, _) = key_error(
-            &format!("{small}[doctors]\nbehavior = \"seek_nearest\"\n"),
-            &[],
-        );
-        assert_eq!(key, "doctors.seek_radius");
-        let (_, key, _) = key_error(&format!("{small}[predators]\ncount = 1\n"), &[]);
-        assert_eq!(key, "predators.detection_range");
-    }
-
-    #[test]
-    fn infinite_times_mean_never() {
-        let c = SimConfig::from_toml_str("[epidemic]\nt_death = inf\n", "x", &[]).unwrap();
-        assert!(c.epidemic.t_death.is_infinite());
-    }
-
-    #[test]
-    fn set_overrides_dotted_keys_with_typed_values() {
-        let sets = [
-            "swarms.normal.count=500".to_string(),
-            "steering_model=hybrid".to_string(),
-            "world.boundary=\"bounce\"".to_string(),
-            "epidemic.cross_swarm_infection=true".to_string(),
-        ];
-        let c = SimConfig::from_toml_str("", "x", &sets).unwrap();
-        assert_eq!(c.swarms.normal.count, 500);
-        assert_eq!(c.steering_model, SteeringModel::Hybrid);
-        assert_eq!(c.world.boundary, Boundary::Bounce);
-        assert!(c.epidemic.cross_swarm_infection);
-    }
-
-    #[test]
-    fn bad_set_is_blamed_on_set() {
-        let (origin, key, _) = key_error("", &["swarms.normal.speed=3"]);
-        assert_eq!(origin, "--set");
-        assert_eq!(key, "swarms.normal.speed");
-        let (origin, key, _) = key_error("", &["swarms.normal.count=-3"]);
-        assert_eq!(
-            (origin.as_str(), key.as_str()),
-            ("--set", "swarms.normal.count")
-        );
-        assert!(matches!(
-            SimConfig::from_toml_str("", "x", &["novalue".into()]),
-            Err(ConfigError::SetSyntax { .. })
-        ));
-    }
-
-    #[test]
-    fn syntax_error_is_one_line() {
-        let err = SimConfig::from_toml_str("seed = = 3", "bad.toml", &[]).unwrap_err();
-        let text = err.to_string();
-        assert!(text.starts_with("bad.toml: not valid TOML"), "{text}");
-        assert!(!text.contains('\n'), "{text}");
     }
 
     #[test]

@@ -1,0 +1,88 @@
+//! Panel section: run controls — pause/resume, one step, reset with the same or a new seed,
+//! the speed multiplier, and a status line (time, step, seed, frame rate).
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use bevy_egui::egui;
+
+use crate::sim::clock::SimClock;
+use crate::sim::config::SimConfig;
+use crate::view::control::{RunControl, SPEEDS};
+use crate::view::input::Action;
+
+/// What the run controls read.
+#[derive(SystemParam)]
+pub(super) struct Controls<'w, 's> {
+    control: Res<'w, RunControl>,
+    config: Res<'w, SimConfig>,
+    clock: Res<'w, SimClock>,
+    virtual_time: Res<'w, Time<Virtual>>,
+    real: Res<'w, Time<Real>>,
+    /// Smoothed frames per second.
+    fps: Local<'s, f32>,
+}
+
+impl Controls<'_, '_> {
+    /// Updates the smoothed frame rate (once per frame).
+    pub(super) fn tick(&mut self) {
+        let dt = self.real.delta_secs();
+        if dt > 0.0 {
+            *self.fps = if *self.fps == 0.0 {
+                1.0 / dt
+            } else {
+                *self.fps * 0.95 + 0.05 / dt
+            };
+        }
+    }
+
+    /// The heading's status line (messages such as "screenshot saved to …").
+    pub(super) fn status(&self) -> Option<&str> {
+        self.control.status(self.real.elapsed_secs_f64())
+    }
+}
+
+/// Draws the run controls.
+pub(super) fn show(ui: &mut egui::Ui, c: &Controls, actions: &mut EventWriter<Action>) {
+    let paused = c.virtual_time.is_paused();
+    ui.horizontal_wrapped(|ui| {
+        if ui
+            .button(if paused { "▶ Resume" } else { "⏸ Pause" })
+            .on_hover_text("Space")
+            .clicked()
+        {
+            actions.write(Action::TogglePause);
+        }
+        if ui
+            .button("Step")
+            .on_hover_text("S: one step, pauses")
+            .clicked()
+        {
+            actions.write(Action::Step);
+        }
+        if ui.button("Reset").on_hover_text("R: same seed").clicked() {
+            actions.write(Action::Reset { new_seed: false });
+        }
+        if ui.button("New seed").on_hover_text("Shift+R").clicked() {
+            actions.write(Action::Reset { new_seed: true });
+        }
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.label("speed");
+        for s in SPEEDS {
+            if ui
+                .selectable_label((c.control.speed - s).abs() < 1e-6, format!("×{s}"))
+                .clicked()
+            {
+                actions.write(Action::SetSpeed(s));
+            }
+        }
+    });
+    ui.label(format!(
+        "t = {:.1} s · step {} · seed {} · {:.0} fps{}",
+        c.clock.time,
+        c.clock.step,
+        c.config.seed,
+        *c.fps,
+        if paused { " · paused" } else { "" }
+    ));
+}

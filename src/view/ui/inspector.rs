@@ -1,0 +1,128 @@
+//! The right panel: the inspector of the selected boid (bevy-inspector-egui, editable through
+//! `Reflect`; an edit takes effect on the next step) with its neighbour counts, and a browser
+//! of every entity and resource. Needs `&mut World`, so it is an exclusive system.
+
+use bevy::ecs::component::Mutable;
+use bevy::prelude::*;
+use bevy::reflect::TypeRegistry;
+use bevy_egui::{EguiContext, PrimaryEguiContext, egui};
+use bevy_inspector_egui::{bevy_inspector, reflect_inspector};
+
+use super::RIGHT_WIDTH;
+use crate::sim::agent::{AgentId, Boid, Breeding, Health, Position, Steering, Velocity};
+use crate::sim::config::SimConfig;
+use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
+use crate::sim::swarm::Swarm;
+use crate::view::camera::CameraView;
+use crate::view::control::RunControl;
+use crate::view::select::Selected;
+
+/// The right panel: inspector of the selected boid and the world browser (needs `&mut World`).
+pub(super) fn inspector_panel(world: &mut World) {
+    let Ok(ctx) = world
+        .query_filtered::<&mut EguiContext, With<PrimaryEguiContext>>()
+        .single_mut(world)
+        .map(|mut c| c.get_mut().clone())
+    else {
+        return;
+    };
+    if !world.resource::<RunControl>().panels {
+        return;
+    }
+    let selected = world
+        .resource::<Selected>()
+        .0
+        .filter(|e| world.get::<Boid>(*e).is_some());
+    egui::SidePanel::right("inspector")
+        .resizable(true)
+        .default_width(RIGHT_WIDTH)
+        .show(&ctx, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                ui.heading("Inspector");
+                match selected {
+                    Some(entity) => {
+                        let name = world
+                            .get::<Name>(entity)
+                            .map(|n| n.as_str().to_string())
+                            .unwrap_or_default();
+                        ui.strong(name);
+                        if let Some(text) = neighbour_summary(world, entity) {
+                            ui.label(text);
+                        }
+                        let mut view = *world.resource::<CameraView>();
+                        if ui.checkbox(&mut view.follow, "follow (F)").changed() {
+                            *world.resource_mut::<CameraView>() = view;
+                        }
+                        let registry = world.resource::<AppTypeRegistry>().0.clone();
+                        let registry = registry.read();
+                        component_ui::<AgentId>(world, entity, ui, &registry, "AgentId");
+                        component_ui::<Swarm>(world, entity, ui, &registry, "Swarm");
+                        component_ui::<Position>(world, entity, ui, &registry, "Position (px)");
+                        component_ui::<Velocity>(world, entity, ui, &registry, "Velocity (px/s)");
+                        component_ui::<Health>(world, entity, ui, &registry, "Health");
+                        component_ui::<Steering>(world, entity, ui, &registry, "Steering (px/s²)");
+                        component_ui::<Breeding>(world, entity, ui, &registry, "Breeding");
+                        drop(registry);
+                        egui::CollapsingHeader::new("All components")
+                            .default_open(false)
+                            .show(ui, |ui| {
+                                bevy_inspector::ui_for_entity(world, entity, ui);
+                            });
+                    }
+                    None => {
+                        ui.label("Click a boid to select and inspect it (Esc clears).");
+                    }
+                }
+                ui.separator();
+                egui::CollapsingHeader::new("World: entities & resources")
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        bevy_inspector::ui_for_world(world, ui);
+                    });
+            });
+        });
+}
+
+/// An editable view of one of the entity's components (through `Reflect`).
+fn component_ui<T: Component<Mutability = Mutable> + Reflect>(
+    world: &mut World,
+    entity: Entity,
+    ui: &mut egui::Ui,
+    registry: &TypeRegistry,
+    title: &str,
+) {
+    let Some(mut component) = world.get_mut::<T>(entity) else {
+        return;
+    };
+    egui::CollapsingHeader::new(title)
+        .default_open(true)
+        .show(ui, |ui| {
+            // Only an actual edit marks the component changed.
+            if reflect_inspector::ui_for_value(component.bypass_change_detection(), ui, registry) {
+                component.set_changed();
+            }
+        });
+}
+
+/// "n within r_sep (any swarm), n within r_ali (own swarm)" from the last step's index.
+fn neighbour_summary(world: &World, entity: Entity) -> Option<String> {
+    let snapshot = world.resource::<Snapshot>();
+    let i = snapshot.slot_of(entity)?;
+    let config = world.resource::<SimConfig>();
+    let index = world_index(world);
+    let p = config.swarms.get(snapshot.swarm[i]);
+    let (mut sep, mut ali, mut coh) = (0, 0, 0);
+    index.for_each_within(snapshot.pos[i], p.query_radius(), |j, off| {
+        if j == i {
+            return;
+        }
+        let d = off.length();
+        let same = snapshot.swarm[j] == snapshot.swarm[i];
+        sep += (d < p.separation_radius) as u32;
+        ali += (same && d < p.alignment_radius) as u32;
+        coh += (same && d < p.cohesion_radius) as u32;
+    });
+    Some(format!(
+        "neighbours: {sep} within r_sep (any swarm), {ali} within r_ali, {coh} within r_coh (own swarm)"
+    ))
+}

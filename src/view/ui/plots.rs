@@ -1,0 +1,131 @@
+//! Panel section: plots over the whole run — S/I/R/dead, infected per swarm, polarisation and
+//! cohesion per swarm, and the flock structure per swarm (largest flock, nn_cv, milling,
+//! elongation; docs/model.md §8).
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use bevy_egui::egui;
+use egui_plot::{Legend, Line, Plot, PlotPoints};
+
+use super::color32;
+use crate::sim::metrics::{MetricsLog, Sample};
+use crate::sim::swarm::Swarm;
+use crate::view::render::{Tint, boid_colour};
+
+/// Height of each plot, logical px.
+const PLOT_HEIGHT: f32 = 120.0;
+/// Plots thin longer series to about this many points.
+const PLOT_POINTS: usize = 1500;
+
+/// What the plots read.
+#[derive(SystemParam)]
+pub(super) struct Plots<'w> {
+    log: Res<'w, MetricsLog>,
+}
+
+/// One per-swarm measure of a sample (the swarm by index).
+type Measure = fn(&Sample, usize) -> Option<f64>;
+
+/// The per-swarm plots: id, y-axis label, measure.
+const PER_SWARM: [(&str, &str, Measure); 7] = [
+    ("infected", "infected", |x, k| {
+        Some(x.swarms[k].infected as f64)
+    }),
+    ("polarisation", "polarisation", |x, k| {
+        x.swarms[k].polarisation
+    }),
+    ("cohesion", "cohesion (px)", |x, k| x.swarms[k].cohesion_px),
+    ("largest_flock", "largest flock", |x, k| {
+        x.swarms[k].largest_flock_frac
+    }),
+    ("nn_cv", "nn cv", |x, k| x.swarms[k].nn_cv),
+    ("milling", "milling", |x, k| x.swarms[k].milling),
+    ("elongation", "elongation", |x, k| x.swarms[k].elongation),
+];
+
+/// How many of [`PER_SWARM`] are shown above the "Flock structure" header.
+const BEFORE_STRUCTURE: usize = 3;
+
+/// One plot series over the whole run, thinned to about `PLOT_POINTS` points.
+fn series(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> PlotPoints<'static> {
+    let stride = samples.len().div_ceil(PLOT_POINTS).max(1);
+    let pts: Vec<[f64; 2]> = samples
+        .iter()
+        .step_by(stride)
+        .filter_map(|s| f(s).map(|y| [s.time_s, y]))
+        .collect();
+    PlotPoints::from(pts)
+}
+
+fn plot(ui: &mut egui::Ui, id: &str, y_label: &str, lines: Vec<Line<'static>>) {
+    Plot::new(id)
+        .height(PLOT_HEIGHT)
+        .legend(Legend::default())
+        .x_axis_label("time (s)")
+        .y_axis_label(y_label)
+        .allow_scroll(false)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .show(ui, |p| {
+            for line in lines {
+                p.line(line);
+            }
+        });
+}
+
+/// One line per swarm that has boids, in its colour.
+fn per_swarm(samples: &[Sample], f: Measure) -> Vec<Line<'static>> {
+    Swarm::ALL
+        .iter()
+        .filter(|sw| {
+            samples
+                .last()
+                .is_some_and(|x| x.swarms[sw.index()].alive > 0)
+        })
+        .map(|&sw| {
+            let k = sw.index();
+            Line::new(sw.label(), series(samples, move |x| f(x, k)))
+                .color(color32(boid_colour(sw, Tint::Healthy)))
+        })
+        .collect()
+}
+
+/// Draws every plot.
+pub(super) fn show(ui: &mut egui::Ui, p: &Plots) {
+    let s = &p.log.samples;
+    let colour = |tint| color32(boid_colour(Swarm::Normal, tint));
+    plot(
+        ui,
+        "sir",
+        "boids",
+        vec![
+            Line::new("S", series(s, |x| Some(x.overall.susceptible as f64)))
+                .color(colour(Tint::Healthy)),
+            Line::new("I", series(s, |x| Some(x.overall.infected as f64)))
+                .color(colour(Tint::Infected)),
+            Line::new("R", series(s, |x| Some(x.overall.recovered as f64)))
+                .color(colour(Tint::Recovered)),
+            Line::new("dead", series(s, |x| Some(x.overall.dead as f64)))
+                .color(egui::Color32::from_gray(90)),
+        ],
+    );
+    for (id, label, f) in &PER_SWARM[..BEFORE_STRUCTURE] {
+        plot(ui, id, label, per_swarm(s, *f));
+    }
+    egui::CollapsingHeader::new("Flock structure")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.label(
+                egui::RichText::new(
+                    "largest flock: share of the swarm in its biggest flock · nn cv: spread of \
+                     nearest-neighbour distances (lattice ≈ 0, random ≈ 0.5) · milling: 1 = \
+                     circling a centre · elongation: 0 round, 1 a line",
+                )
+                .small()
+                .weak(),
+            );
+            for (id, label, f) in &PER_SWARM[BEFORE_STRUCTURE..] {
+                plot(ui, id, label, per_swarm(s, *f));
+            }
+        });
+}

@@ -1,0 +1,208 @@
+//! The module graph points down: reading `src/`, every module's imports of other modules form
+//! no circle, nothing under `sim` uses `run` or `view`, and nothing under `run` uses `view`.
+//!
+//! A module here is a concern: a file directly under `src/sim`, `src/run` or `src/view`, or a
+//! folder there (its files count as one module, e.g. `sim::neighbours`, `view::ui`), plus the
+//! three layer roots (`sim/mod.rs`, …). A parent composing its children (`agent::plugin` in
+//! `sim/mod.rs`) is not an import. `lib.rs` is left out: it is the one ordering point, whose
+//! phase sets every module names, and it composes the layers.
+//! `cargo test --test architecture -- --nocapture` prints the graph.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const LAYERS: [&str; 3] = ["sim", "run", "view"];
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The concern module a file belongs to (`sim::neighbours` for `sim/neighbours/grid.rs`), or
+/// `None` for the crate root and `main.rs`.
+fn module_of(rel: &Path) -> Option<String> {
+    let parts: Vec<String> = rel
+        .with_extension("")
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    match parts.as_slice() {
+        [layer, rest @ ..] if LAYERS.contains(&layer.as_str()) => match rest {
+            [m] if m == "mod" => Some(layer.clone()),
+            [m, ..] => Some(format!("{layer}::{m}")),
+            [] => None,
+        },
+        _ => None,
+    }
+}
+
+/// Identifiers following `prefix` in `text` (`crate::sim::` → `agent`, `config`, …), also inside
+/// braces (`crate::sim::{agent::Boid, config}`).
+fn names_after(text: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        rest = &rest[i + prefix.len()..];
+        if let Some(inner) = rest.strip_prefix('{') {
+            let end = inner.find('}').unwrap_or(inner.len());
+            for item in inner[..end].split(',') {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                out.push(name);
+            }
+        } else {
+            out.push(
+                rest.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// The modules each module imports.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut modules: BTreeSet<String> = BTreeSet::new();
+    let mut files = Vec::new();
+    for path in rust_files(&src) {
+        let rel = path.strip_prefix(&src).unwrap().to_path_buf();
+        if let Some(m) = module_of(&rel) {
+            modules.insert(m.clone());
+            files.push((m, rel, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    let mut edges: BTreeMap<String, BTreeSet<String>> = modules
+        .iter()
+        .map(|m| (m.clone(), BTreeSet::new()))
+        .collect();
+    for (m, rel, text) in files {
+        let layer = m.split("::").next().unwrap().to_string();
+        let mut targets = Vec::new();
+        for l in LAYERS {
+            for name in names_after(&text, &format!("crate::{l}::")) {
+                let module = format!("{l}::{name}");
+                if modules.contains(&module) {
+                    targets.push(module);
+                } else if name.starts_with(char::is_uppercase) {
+                    // A type of the layer root (e.g. `crate::run::Simulation`).
+                    targets.push(l.to_string());
+                }
+            }
+        }
+        // `super::x` in a file directly under a layer may name a sibling module (inside a
+        // file's `mod tests`, `super::` is the file itself and names no module).
+        let top_level_file = rel.components().count() == 2;
+        if top_level_file && m != layer {
+            for name in names_after(&text, "super::") {
+                let module = format!("{layer}::{name}");
+                if modules.contains(&module) {
+                    targets.push(module);
+                } else if name.starts_with(char::is_uppercase) && !text.contains("mod tests") {
+                    targets.push(layer.clone());
+                }
+            }
+        }
+        for t in targets {
+            if t != m {
+                edges.get_mut(&m).unwrap().insert(t);
+            }
+        }
+    }
+    edges
+}
+
+/// A circle through the graph, if there is one.
+fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match state.get(m) {
+            Some(2) => return None,
+            Some(1) => {
+                let start = path.iter().position(|p| p == m).unwrap();
+                let mut cycle = path[start..].to_vec();
+                cycle.push(m.to_string());
+                return Some(cycle);
+            }
+            _ => {}
+        }
+        state.insert(m.to_string(), 1);
+        path.push(m.to_string());
+        for next in &edges[m] {
+            if let Some(c) = visit(next, edges, state, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        state.insert(m.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for m in edges.keys() {
+        if let Some(c) = visit(m, edges, &mut state, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+#[test]
+fn imports_point_down_with_no_circle() {
+    let edges = graph();
+    for (m, to) in &edges {
+        println!(
+            "{m} -> {}",
+            to.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    assert!(edges.len() > 30, "{} modules found", edges.len());
+    if let Some(cycle) = find_cycle(&edges) {
+        panic!("import circle: {}", cycle.join(" -> "));
+    }
+    for (m, to) in &edges {
+        for t in to {
+            let (from_layer, to_layer) = (m.split("::").next(), t.split("::").next());
+            let allowed = match from_layer {
+                Some("sim") => to_layer == Some("sim"),
+                Some("run") => to_layer != Some("view"),
+                _ => true,
+            };
+            assert!(allowed, "{m} imports {t}: a lower layer uses a higher one");
+        }
+    }
+}
+
+#[test]
+fn the_checker_sees_a_circle() {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    edges.insert("a".into(), ["b".to_string()].into());
+    edges.insert("b".into(), ["c".to_string()].into());
+    edges.insert("c".into(), ["a".to_string()].into());
+    assert_eq!(find_cycle(&edges).unwrap(), ["a", "b", "c", "a"]);
+    edges.insert("c".into(), BTreeSet::new());
+    assert_eq!(find_cycle(&edges), None);
+    assert_eq!(
+        names_after(
+            "use crate::sim::{agent::Boid, config}; crate::sim::math::unit",
+            "crate::sim::"
+        ),
+        ["agent", "config", "math"]
+    );
+}

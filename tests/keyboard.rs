@@ -1,0 +1,158 @@
+//! Keyboard shortcuts always work while no text field is being edited. The panels run headless
+//! (bevy_egui with a primary context and no window), key presses go in as the window system
+//! would send them — to Bevy's input and to egui alike — and the panels' state is read back.
+//!
+//! The bug this guards: Tab hid the panels, egui's own Tab handling then gave keyboard focus to
+//! the "panels (Tab)" button, egui reported that it wanted the keyboard, and from then on Tab,
+//! H, Space and F12 did nothing.
+
+use bevy::input::keyboard::{Key, KeyboardInput};
+use bevy::input::{ButtonState, InputPlugin};
+use bevy::prelude::*;
+use bevy_egui::input::write_egui_wants_input_system;
+use bevy_egui::{EguiContext, EguiPrimaryContextPass, EguiUserTextures, PrimaryEguiContext, egui};
+use pandemic_boids::sim::config::SimConfig;
+use pandemic_boids::view::control::RunControl;
+use pandemic_boids::{PanelsPlugin, SimPlugin};
+
+/// Key events egui receives in the next pass.
+#[derive(Resource, Default)]
+struct EguiKeys(Vec<egui::Event>);
+
+/// What bevy_egui does each frame, minus the window: one egui pass over the primary context
+/// with the frame's key events, running the app's panel systems.
+fn egui_pass(world: &mut World) {
+    let mut q = world.query_filtered::<&mut EguiContext, With<PrimaryEguiContext>>();
+    let ctx = q.single_mut(world).unwrap().get_mut().clone();
+    let events = std::mem::take(&mut world.resource_mut::<EguiKeys>().0);
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1600.0, 900.0));
+    ctx.begin_pass(egui::RawInput {
+        screen_rect: Some(screen),
+        events,
+        ..default()
+    });
+    world.run_schedule(EguiPrimaryContextPass);
+    let _ = ctx.end_pass();
+}
+
+/// The app's panels and controls, headless, with an egui context of their own.
+fn panels() -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, InputPlugin))
+        .add_plugins(SimPlugin {
+            config: SimConfig::default(),
+        })
+        .add_plugins(PanelsPlugin)
+        .init_resource::<EguiUserTextures>()
+        .init_resource::<bevy_egui::input::EguiWantsInput>()
+        .init_resource::<EguiKeys>()
+        .add_systems(
+            PostUpdate,
+            (egui_pass, write_egui_wants_input_system).chain(),
+        );
+    app.world_mut().spawn(PrimaryEguiContext);
+    app.finish();
+    app.cleanup();
+    app.update();
+    app
+}
+
+/// Presses and releases a key over two frames, as a window would report it: to Bevy's input
+/// and to egui.
+fn tap(app: &mut App, code: KeyCode, logical: Key, egui_key: egui::Key) {
+    for state in [ButtonState::Pressed, ButtonState::Released] {
+        app.world_mut().send_event(KeyboardInput {
+            key_code: code,
+            logical_key: logical.clone(),
+            state,
+            text: None,
+            repeat: false,
+            window: Entity::PLACEHOLDER,
+        });
+        app.world_mut()
+            .resource_mut::<EguiKeys>()
+            .0
+            .push(egui::Event::Key {
+                key: egui_key,
+                physical_key: None,
+                pressed: state == ButtonState::Pressed,
+                repeat: false,
+                modifiers: egui::Modifiers::NONE,
+            });
+        app.update();
+    }
+}
+
+fn tab(app: &mut App) {
+    tap(app, KeyCode::Tab, Key::Tab, egui::Key::Tab);
+}
+
+fn h(app: &mut App) {
+    tap(app, KeyCode::KeyH, Key::Character("h".into()), egui::Key::H);
+}
+
+fn panels_shown(app: &App) -> bool {
+    app.world().resource::<RunControl>().panels
+}
+
+fn egui_focus(app: &mut App) -> Option<egui::Id> {
+    let world = app.world_mut();
+    let mut q = world.query_filtered::<&mut EguiContext, With<PrimaryEguiContext>>();
+    let mut ctx = q.single_mut(world).unwrap();
+    ctx.get_mut().memory(|m| m.focused())
+}
+
+#[test]
+fn tab_twice_hides_and_restores_the_panels() {
+    let mut app = panels();
+    assert!(panels_shown(&app));
+    tab(&mut app);
+    assert!(!panels_shown(&app), "Tab hides the panels");
+    assert_eq!(egui_focus(&mut app), None, "no button keeps the keyboard");
+    tab(&mut app);
+    assert!(panels_shown(&app), "a second Tab brings them back");
+    // And every other shortcut still works after the round trip.
+    h(&mut app);
+    assert!(
+        app.world().resource::<RunControl>().show_help,
+        "H opens the help"
+    );
+    tab(&mut app);
+    h(&mut app);
+    assert!(
+        !app.world().resource::<RunControl>().show_help,
+        "H works with the panels hidden"
+    );
+}
+
+/// A text field drawn every pass, holding keyboard focus from its first frame (as after a
+/// click into it).
+fn text_field(mut contexts: bevy_egui::EguiContexts, mut text: Local<String>) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let id = egui::Id::new("a text field");
+    egui::Area::new("typing".into()).show(ctx, |ui| {
+        ui.add(egui::TextEdit::singleline(&mut *text).id(id));
+    });
+    if ctx.memory(|m| m.focused()).is_none() {
+        ctx.memory_mut(|m| m.request_focus(id));
+    }
+    Ok(())
+}
+
+#[test]
+fn shortcuts_pause_while_a_text_field_is_edited() {
+    let mut app = panels();
+    app.add_systems(
+        EguiPrimaryContextPass,
+        text_field.before(pandemic_boids::view::input::release_widget_focus),
+    );
+    app.update();
+    app.update();
+    h(&mut app);
+    assert!(
+        !app.world().resource::<RunControl>().show_help,
+        "typing an h into a text field is not a shortcut"
+    );
+    tab(&mut app);
+    assert!(panels_shown(&app), "nor is a Tab");
+}
