@@ -201,6 +201,7 @@ fn bench(args: BenchArgs) -> ExitCode {
         warmup: args.warmup,
         threads: args.threads.map(usize::from),
         brute_max: args.brute_max,
+        workload: args.workload,
     };
     let results = pandemic_boids::run::bench::run(&opts);
     if let Some(path) = &args.json {

@@ -16,8 +16,23 @@ use crate::SimSystems;
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
 
-/// Neighbours per boid the workload's density aims for within the alignment radius.
+/// Neighbours per boid the pandemic workload's density aims for within the alignment radius
+/// (boids scattered at random; flocking gathers them to about 25).
 pub const TARGET_NEIGHBOURS: f32 = 20.0;
+/// The same for the flocking workload: chosen so that about 31 neighbours are measured within
+/// the flocking radius once the boids flock, the count of the peer comparison in BENCHMARKS.md.
+pub const FLOCKING_NEIGHBOURS: f32 = 20.0;
+
+/// What the benchmark simulates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Workload {
+    /// Three swarms, predators, the epidemic with cures and seeking doctors: every module.
+    Pandemic,
+    /// One swarm flocking, nothing else (no epidemic, no doctors, no predators, no metrics
+    /// after the first sample): the workload of general boids benchmarks.
+    Flocking,
+}
 /// Boids per predator in the workload.
 pub const BOIDS_PER_PREDATOR: usize = 5000;
 
@@ -36,17 +51,34 @@ pub struct BenchOptions {
     pub threads: Option<usize>,
     /// Brute force only up to this many boids (it is O(n²)).
     pub brute_max: usize,
+    /// What to simulate.
+    pub workload: Workload,
 }
 
-/// The workload: three swarms (80 % Normal, 10 % Doctor, 10 % Antivax) plus one predator per
-/// 5 000 boids, the epidemic on (SIRS with cures, so it keeps going), doctors seeking, on a
-/// wrapped square world sized for about 20 neighbours within the 50 px alignment radius.
-pub fn workload(n: usize) -> SimConfig {
+/// The configuration of `workload` with `n` boids.
+pub fn workload(kind: Workload, n: usize) -> SimConfig {
+    match kind {
+        Workload::Pandemic => pandemic(n),
+        Workload::Flocking => flocking(n),
+    }
+}
+
+/// The side of a square world where `n` boids at uniform density have `neighbours` others
+/// within 50 px.
+fn side_for(n: usize, neighbours: f32) -> f32 {
+    (n as f32 * PI * 50.0 * 50.0 / neighbours).sqrt()
+}
+
+/// The pandemic workload: three swarms (80 % Normal, 10 % Doctor, 10 % Antivax) plus one
+/// predator per 5 000 boids, the epidemic on (SIRS with cures, so it keeps going), doctors
+/// seeking, on a wrapped square world sized for about 20 neighbours within the 50 px alignment
+/// radius.
+pub fn pandemic(n: usize) -> SimConfig {
     let mut c = SimConfig {
         seed: 1,
         ..SimConfig::default()
     };
-    let side = (n as f32 * PI * 50.0 * 50.0 / TARGET_NEIGHBOURS).sqrt();
+    let side = side_for(n, TARGET_NEIGHBOURS);
     c.world.width = side;
     c.world.height = side;
     // Long-range queries must stay below half the world (small sizes only).
@@ -64,16 +96,27 @@ pub fn workload(n: usize) -> SimConfig {
     c.epidemic.p_death = 0.0;
     c.epidemic.t_immunity = 20.0;
     c.epidemic.p_spontaneous_infect = 0.002;
-    c.doctors.behavior = if std::env::var("PASSIVE").is_ok() {
-        DoctorBehavior::Passive
-    } else {
-        DoctorBehavior::SeekNearest
+    c.doctors.behavior = DoctorBehavior::SeekNearest;
+    c
+}
+
+/// The flocking workload: `n` Normal boids with the default flocking rules on a wrapped square
+/// world sized for [`FLOCKING_NEIGHBOURS`], and nothing else.
+pub fn flocking(n: usize) -> SimConfig {
+    let mut c = SimConfig {
+        seed: 1,
+        ..SimConfig::default()
     };
-    if std::env::var("PASSIVE").is_ok() {
-        c.swarms.antivax.count = 0;
-        c.swarms.normal.count += (n / 10) as u32;
-        c.predators.count = 0;
-    }
+    let side = side_for(n, FLOCKING_NEIGHBOURS);
+    c.world.width = side;
+    c.world.height = side;
+    c.swarms.normal.count = n as u32;
+    c.swarms.doctor.count = 0;
+    c.antivax.p_antivax = 0.0;
+    c.epidemic.p_initial_infect_normal = 0.0;
+    c.epidemic.p_initial_infect_doctor = 0.0;
+    // One sample at the start, none while timing.
+    c.sample_every = 1e9;
     c
 }
 
@@ -168,7 +211,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 
 /// Measures one size with one backend.
 pub fn measure(n: usize, backend: IndexKind, opts: &BenchOptions) -> BenchResult {
-    let mut config = workload(n);
+    let mut config = workload(opts.workload, n);
     config.neighbour_index = backend;
     let mut sim = Simulation::new(config.clone(), opts.threads);
     instrument(&mut sim);
@@ -234,12 +277,12 @@ fn density(sim: &Simulation, config: &SimConfig) -> (f64, f64) {
 pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "pandemic-boids bench: {} steps after {} warm-up, {} compute threads ({} cores), {} neighbours/boid target",
+        "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} compute threads ({} cores)",
+        opts.workload,
         opts.steps,
         opts.warmup,
         opts.threads.unwrap_or(cores),
         cores,
-        TARGET_NEIGHBOURS
     );
     println!(
         "{:>8} {:>7} {:>9} {:>9} {:>8} {:>9} | ns per boid-step: {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>7}",
@@ -336,7 +379,7 @@ mod tests {
     #[test]
     fn workload_has_the_target_density_and_valid_config() {
         for n in [1000, 10_000, 100_000] {
-            let c = workload(n);
+            let c = pandemic(n);
             c.validate("bench").unwrap();
             let area_per_boid = c.world.width * c.world.height / n as f32;
             let expected = PI * 50.0 * 50.0 / area_per_boid;
@@ -344,6 +387,20 @@ mod tests {
             let total = c.swarms.normal.count + c.swarms.doctor.count + c.swarms.antivax.count;
             assert_eq!(total as usize, n);
         }
+    }
+
+    #[test]
+    fn the_flocking_workload_is_one_swarm_and_nothing_else() {
+        let c = flocking(10_000);
+        c.validate("bench").unwrap();
+        assert_eq!(c.swarms.normal.count, 10_000);
+        assert_eq!(c.swarms.doctor.count + c.swarms.antivax.count, 0);
+        assert_eq!(c.predators.count, 0);
+        assert_eq!(c.antivax.p_antivax, 0.0);
+        assert_eq!(c.epidemic.p_initial_infect_normal, 0.0);
+        assert_eq!(c.epidemic.p_spontaneous_infect, 0.0);
+        let expected = PI * 50.0 * 50.0 * 10_000.0 / (c.world.width * c.world.height);
+        assert!((expected - FLOCKING_NEIGHBOURS).abs() < 0.5, "{expected}");
     }
 
     #[test]
@@ -355,6 +412,7 @@ mod tests {
             warmup: 1,
             threads: None,
             brute_max: 1000,
+            workload: Workload::Pandemic,
         };
         let r = measure(1000, IndexKind::Grid, &opts);
         assert_eq!(r.boids, 1000);

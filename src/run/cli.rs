@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::run::bench::Workload;
 use crate::run::sweep::Param;
 use crate::sim::config::{ConfigError, IndexKind, SimConfig};
 
@@ -181,9 +182,23 @@ pub struct BenchArgs {
     /// Brute force only up to this many boids (it is O(n²)).
     #[arg(long = "brute-max", value_name = "N", default_value_t = 20_000)]
     pub brute_max: usize,
+    /// What to simulate: pandemic (every module: three swarms, predators, the epidemic) or
+    /// flocking (one swarm, nothing else; the workload of general boids benchmarks).
+    #[arg(long, value_name = "W", default_value = "pandemic", value_parser = parse_workload)]
+    pub workload: Workload,
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+fn parse_workload(s: &str) -> Result<Workload, String> {
+    match s.trim() {
+        "pandemic" => Ok(Workload::Pandemic),
+        "flocking" => Ok(Workload::Flocking),
+        other => Err(format!(
+            "unknown workload `{other}`; allowed: pandemic, flocking"
+        )),
+    }
 }
 
 fn parse_backend(s: &str) -> Result<IndexKind, String> {

@@ -9,8 +9,38 @@ use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::{IndexKind, SimConfig};
 use crate::sim::math::{UNIT_EPSILON, steer};
 use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::parallel::fill;
 use crate::sim::swarm::Swarm;
 use crate::{SimSystems, SteerSystems};
+
+/// The doctors an Antivax boid flees, summed as they are found: `Σ unit(p_i − p_d)/d` and how
+/// many.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flight {
+    away: Vec2,
+    n: u32,
+}
+
+impl Flight {
+    /// Adds a doctor at `offset = p_d − p_i`.
+    #[inline]
+    pub fn add(&mut self, offset: Vec2) {
+        self.n += 1;
+        let d2 = offset.length_squared();
+        if d2.sqrt() >= UNIT_EPSILON {
+            self.away -= offset / d2;
+        }
+    }
+
+    /// The flight acceleration: `truncate(unit(mean)·v_max − v, F_max)·weight`, zero without
+    /// doctors.
+    pub fn force(&self, v: Vec2, v_max: f32, f_max: f32, weight: f32) -> Vec2 {
+        if self.n == 0 {
+            return Vec2::ZERO;
+        }
+        steer(self.away / self.n as f32, v, v_max, f_max) * weight
+    }
+}
 
 /// The flight acceleration of Antivax slot `i` from doctors closer than `radius`.
 pub fn repulsion(
@@ -22,20 +52,13 @@ pub fn repulsion(
     f_max: f32,
     weight: f32,
 ) -> Vec2 {
-    let (mut away, mut n) = (Vec2::ZERO, 0u32);
+    let mut flight = Flight::default();
     index.for_each_within(s.pos[i], radius, |j, offset| {
         if j != i && s.swarm[j] == Swarm::Doctor {
-            n += 1;
-            let d2 = offset.length_squared();
-            if d2.sqrt() >= UNIT_EPSILON {
-                away -= offset / d2;
-            }
+            flight.add(offset);
         }
     });
-    if n == 0 {
-        return Vec2::ZERO;
-    }
-    steer(away / n as f32, s.vel[i], v_max, f_max) * weight
+    flight.force(s.vel[i], v_max, f_max, weight)
 }
 
 /// On the grid backend, a grid over the doctors only, so an Antivax boid's search examines
@@ -72,28 +95,43 @@ fn flee_doctors(
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
-    let index = match neighbours.kind() {
-        IndexKind::Grid => IndexRef::Grid(&doctors.0),
-        _ => neighbours.index(),
-    };
     let p = &config.swarms.antivax;
     let a = &config.antivax;
+    let (radius, r2) = (a.repulsion_radius, a.repulsion_radius * a.repulsion_radius);
+    let is_antivax = |i: usize| s.swarm[i] == Swarm::Antivax;
+    // Every Antivax boid's flight, by slot. The KD-tree serves them a kd group at a time (each
+    // boid sees the doctors its own query would, in the same order); the grid searches a grid
+    // of the doctors alone.
+    let forces: Vec<Vec2> = match neighbours.index() {
+        IndexRef::KdTree(tree) => tree.map_by_group_where(
+            radius,
+            is_antivax,
+            |j| s.swarm[j] == Swarm::Doctor,
+            |i, doctors| {
+                let mut flight = Flight::default();
+                doctors.for_each_within(s.pos[i], r2, |_, offset| flight.add(offset));
+                flight.force(s.vel[i], p.max_speed, p.max_force, a.repulsion_weight)
+            },
+        ),
+        other => {
+            let index = match other {
+                IndexRef::Grid(_) => IndexRef::Grid(&doctors.0),
+                brute => brute,
+            };
+            let mut forces = vec![Vec2::ZERO; s.len()];
+            fill(&mut forces, |i| {
+                if is_antivax(i) {
+                    let (v_max, f_max) = (p.max_speed, p.max_force);
+                    repulsion(&index, s, i, radius, v_max, f_max, a.repulsion_weight)
+                } else {
+                    Vec2::ZERO
+                }
+            });
+            forces
+        }
+    };
     crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
-        let f = s
-            .slot_of(entity)
-            .filter(|&i| s.swarm[i] == Swarm::Antivax)
-            .map(|i| {
-                repulsion(
-                    &index,
-                    s,
-                    i,
-                    a.repulsion_radius,
-                    p.max_speed,
-                    p.max_force,
-                    a.repulsion_weight,
-                )
-            })
-            .unwrap_or(Vec2::ZERO);
+        let f = s.slot_of(entity).map_or(Vec2::ZERO, |i| forces[i]);
         if steering.repulsion != f {
             steering.repulsion = f;
         }

@@ -7,7 +7,7 @@
 use bevy::prelude::*;
 
 use crate::sim::agent::{Boid, Steering};
-use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
+use crate::sim::config::{DoctorBehavior, SimConfig};
 use crate::sim::math::steer;
 use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::swarm::Swarm;
@@ -60,8 +60,9 @@ pub fn infected_centroid(snapshot: &Snapshot) -> Option<Vec2> {
     )
 }
 
-/// On the grid backend, a grid over the infected only, so a doctor's search examines infected
-/// boids alone (large populations); the other backends search their main index.
+/// A grid over the infected only, so a doctor's search examines infected boids alone. The
+/// nearest infected boid does not depend on the index that finds it (ties go to the lower id),
+/// so this serves every backend.
 #[derive(Resource, Default)]
 pub struct InfectedIndex(pub Grid);
 
@@ -80,9 +81,7 @@ fn index_infected(
     neighbours: Neighbours,
     mut infected: ResMut<InfectedIndex>,
 ) {
-    if neighbours.kind() == IndexKind::Grid
-        && config.doctors.behavior == DoctorBehavior::SeekNearest
-    {
+    if config.doctors.behavior == DoctorBehavior::SeekNearest {
         let s = &*neighbours.snapshot;
         infected
             .0
@@ -98,10 +97,7 @@ fn seek_infected(
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
-    let index = match neighbours.kind() {
-        IndexKind::Grid => IndexRef::Grid(&infected.0),
-        _ => neighbours.index(),
-    };
+    let index = IndexRef::Grid(&infected.0);
     let behavior = config.doctors.behavior;
     let centroid = match behavior {
         DoctorBehavior::SeekCentroid => infected_centroid(s),

@@ -13,7 +13,7 @@ use crate::sim::agent::{AgentId, Disease, Health, RunStarted};
 use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{EpidemicConfig, SimConfig};
 use crate::sim::metrics::Tally;
-use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::neighbours::{IndexRef, NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::parallel::map_chunks;
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
@@ -85,11 +85,11 @@ pub enum Transition {
 }
 
 /// Everything one epidemic step decides from.
-pub struct EpidemicStep<'a, I: NeighbourIndex> {
+pub struct EpidemicStep<'a> {
     /// State at the start of the step.
     pub snapshot: &'a Snapshot,
     /// Neighbour index over it.
-    pub index: &'a I,
+    pub index: &'a IndexRef<'a>,
     /// Parameters.
     pub params: &'a EpidemicConfig,
     /// Run seed.
@@ -102,7 +102,7 @@ pub struct EpidemicStep<'a, I: NeighbourIndex> {
     pub dt: f64,
 }
 
-impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
+impl EpidemicStep<'_> {
     /// Whether `source` can infect `target` given their swarms.
     fn swarms_mix(&self, target: usize, source: usize) -> bool {
         self.params.cross_swarm_infection
@@ -116,34 +116,69 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
         p * (1.0 - immunity)
     }
 
-    /// Every (target, infector) pair of the step's contact infections (docs/model.md §5.2): each
-    /// infected boid tries every boid it can infect within its (debuffed) contact radius.
-    pub fn contact_pairs(&self) -> Vec<(usize, usize)> {
+    /// Whether infected `j` infects `i` this step (`p_plain`: each infector swarm's step
+    /// probability against a target with no immunity).
+    #[inline]
+    fn infects(&self, i: usize, j: usize, p_plain: &[f64; 3]) -> bool {
         let s = self.snapshot;
-        let infected: Vec<usize> = (0..s.len())
-            .filter(|&i| s.disease[i].is_infected())
-            .collect();
-        map_chunks(infected.len(), |range| {
+        if i == j || s.disease[i].is_infected() || !self.swarms_mix(i, j) {
+            return false;
+        }
+        let swarm = s.swarm[j];
+        let p_step = if s.disease[i].is_susceptible() {
+            p_plain[swarm.index()]
+        } else {
+            step_probability(self.susceptibility(i, self.params.p_infect(swarm)), self.dt)
+        };
+        p_step > 0.0 && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT) < p_step
+    }
+
+    /// Whether doctor `j` cures infected `i` this step (`p_step`: the doctor's cure
+    /// probability over the step).
+    #[inline]
+    fn cures(&self, i: usize, j: usize, p_step: f64) -> bool {
+        let s = self.snapshot;
+        i != j
+            && s.disease[i].is_infected()
+            && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::CURE) < p_step
+    }
+
+    /// Every (target, source) pair that `decides(target, source)` accepts among the targets
+    /// within `radius(source)` of each source that passes `is_source` (in any order: callers
+    /// resolve them order-free). The KD-tree searches a kd group of sources at a time among
+    /// the targets that pass `is_target`; other indexes query once per source.
+    fn pairs_within(
+        &self,
+        is_source: impl Fn(usize) -> bool + Sync,
+        is_target: impl Fn(usize) -> bool + Sync,
+        radius: impl Fn(usize) -> f32 + Sync,
+        decides: impl Fn(usize, usize) -> bool + Sync,
+    ) -> Vec<(usize, usize)> {
+        let s = self.snapshot;
+        if let IndexRef::KdTree(tree) = self.index {
+            let reach = (0..s.len())
+                .filter(|&j| is_source(j))
+                .map(&radius)
+                .fold(0.0, f32::max);
+            let by_source: Vec<Vec<(usize, usize)>> =
+                tree.map_by_group_where(reach, &is_source, &is_target, |j, targets| {
+                    let mut out = Vec::new();
+                    let r = radius(j);
+                    targets.for_each_within(s.pos[j], r * r, |i, _| {
+                        if decides(i, j) {
+                            out.push((i, j));
+                        }
+                    });
+                    out
+                });
+            return by_source.into_iter().flatten().collect();
+        }
+        let sources: Vec<usize> = (0..s.len()).filter(|&j| is_source(j)).collect();
+        map_chunks(sources.len(), |range| {
             let mut out = Vec::new();
-            for &j in &infected[range] {
-                let swarm = s.swarm[j];
-                let radius = self.params.contact_radius(swarm, true);
-                let p = self.params.p_infect(swarm);
-                // Most targets have no immunity: convert their probability once.
-                let p_plain = step_probability(p, self.dt);
-                self.index.for_each_within(s.pos[j], radius, |i, _| {
-                    if i == j || s.disease[i].is_infected() || !self.swarms_mix(i, j) {
-                        return;
-                    }
-                    let p_step = if s.disease[i].is_susceptible() {
-                        p_plain
-                    } else {
-                        step_probability(self.susceptibility(i, p), self.dt)
-                    };
-                    if p_step > 0.0
-                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT)
-                            < p_step
-                    {
+            for &j in &sources[range] {
+                self.index.for_each_within(s.pos[j], radius(j), |i, _| {
+                    if decides(i, j) {
                         out.push((i, j));
                     }
                 });
@@ -152,38 +187,49 @@ impl<I: NeighbourIndex + Sync> EpidemicStep<'_, I> {
         })
     }
 
+    /// Every (target, infector) pair of the step's contact infections (docs/model.md §5.2): each
+    /// infected boid tries every boid it can infect within its (debuffed) contact radius.
+    pub fn contact_pairs(&self) -> Vec<(usize, usize)> {
+        let s = self.snapshot;
+        // Most targets have no immunity: convert each swarm's probability once.
+        let p_plain = Swarm::ALL.map(|sw| step_probability(self.params.p_infect(sw), self.dt));
+        self.pairs_within(
+            |j| s.disease[j].is_infected(),
+            |i| !s.disease[i].is_infected(),
+            |j| self.params.contact_radius(s.swarm[j], true),
+            |i, j| self.infects(i, j, &p_plain),
+        )
+    }
+
     /// Every (patient, doctor) pair of the step's cures (docs/model.md §5.2): each doctor tries
     /// every infected boid within its (debuffed) radius, never itself.
     pub fn cure_pairs(&self) -> Vec<(usize, usize)> {
         let s = self.snapshot;
-        let doctors: Vec<usize> = (0..s.len())
-            .filter(|&i| s.swarm[i] == Swarm::Doctor)
-            .collect();
-        map_chunks(doctors.len(), |range| {
-            let mut out = Vec::new();
-            for &j in &doctors[range] {
-                let sick = s.disease[j].is_infected();
-                let radius = self.params.contact_radius(Swarm::Doctor, sick);
-                let p = if sick {
-                    self.params.p_cure * self.params.infected_cure_factor
-                } else {
-                    self.params.p_cure
-                };
-                let p_step = step_probability(p, self.dt);
-                if p_step <= 0.0 {
-                    continue;
-                }
-                self.index.for_each_within(s.pos[j], radius, |i, _| {
-                    if i != j
-                        && s.disease[i].is_infected()
-                        && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::CURE) < p_step
-                    {
-                        out.push((i, j));
-                    }
-                });
+        let p_step = |sick: bool| {
+            let p = if sick {
+                self.params.p_cure * self.params.infected_cure_factor
+            } else {
+                self.params.p_cure
+            };
+            step_probability(p, self.dt)
+        };
+        let (p_well, p_sick) = (p_step(false), p_step(true));
+        let doctor_p = |j: usize| {
+            if s.disease[j].is_infected() {
+                p_sick
+            } else {
+                p_well
             }
-            out
-        })
+        };
+        self.pairs_within(
+            |j| s.swarm[j] == Swarm::Doctor && doctor_p(j) > 0.0,
+            |i| s.disease[i].is_infected(),
+            |j| {
+                self.params
+                    .contact_radius(Swarm::Doctor, s.disease[j].is_infected())
+            },
+            |i, j| self.cures(i, j, doctor_p(j)),
+        )
     }
 
     /// What happens to slot `i` this step, given who (if anyone) infects or cures it.

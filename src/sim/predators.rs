@@ -19,8 +19,7 @@ use crate::sim::flocking::WeightGain;
 use crate::sim::math::{steer, truncate, unit};
 use crate::sim::metrics::Tally;
 use crate::sim::movement::{SpeedBand, integrate};
-use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Row, Snapshot};
-use crate::sim::parallel::fill;
+use crate::sim::neighbours::{NeighbourIndex, Neighbours, Row, Snapshot};
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
 use crate::sim::space::Space;
 use crate::{IntegrateSystems, PopulationSystems, SimSystems};
@@ -53,20 +52,12 @@ pub fn fear_gain(u: f32) -> f32 {
     1.0 - FEAR_FLOCKING_DROP * u
 }
 
-/// The predators' own neighbour index: a snapshot of the predators and a grid over it.
+/// The predators at the start of the step, in id order. There are few: they reach boids
+/// through the boids' index, never the other way round.
 #[derive(Resource, Default)]
 pub struct PredatorIndex {
     /// Predators at the start of the step, in id order.
     pub snapshot: Snapshot,
-    /// Grid over their positions, cells the size of the fear radius.
-    pub grid: Grid,
-}
-
-impl PredatorIndex {
-    /// Queries predators (slots are predator snapshot slots).
-    pub fn index(&self) -> IndexRef<'_> {
-        IndexRef::Grid(&self.grid)
-    }
 }
 
 /// A boid was caught.
@@ -110,23 +101,35 @@ pub fn pursuit(offset: Vec2, target_vel: Vec2, v: Vec2, p: &PredatorsConfig) -> 
 
 /// The best target of a predator at `at` among the boids within `detection_range`: the lowest
 /// [`target_score`] (ties go to the lower id). Returns its slot and offset.
+///
+/// Candidates are scored nearest first, and the search stops at the first whose best possible
+/// score (no neighbours at all) is worse than the best found: nobody farther can win. Counting
+/// neighbours is the expensive part, and most candidates never need it.
 pub fn choose_target(
     index: &impl NeighbourIndex,
     boids: &Snapshot,
     at: Vec2,
     p: &PredatorsConfig,
 ) -> Option<(usize, Vec2)> {
-    let mut best: Option<(f32, usize, Vec2)> = None;
+    let mut near: Vec<(f32, usize, Vec2)> = Vec::new();
     index.for_each_within(at, p.detection_range, |j, offset| {
+        near.push((offset.length(), j, offset));
+    });
+    near.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut best: Option<(f32, usize, Vec2)> = None;
+    for (d, j, offset) in near {
+        if best.is_some_and(|(b, _, _)| target_score(d, 0) > b) {
+            break;
+        }
         let mut n = 0usize;
         index.for_each_within(boids.pos[j], p.isolation_radius, |k, _| {
             n += (k != j) as usize
         });
-        let score = target_score(offset.length(), n);
+        let score = target_score(d, n);
         if best.is_none_or(|(b, bj, _)| score < b || (score == b && j < bj)) {
             best = Some((score, j, offset));
         }
-    });
+    }
     best.map(|(_, j, offset)| (j, offset))
 }
 
@@ -202,15 +205,7 @@ fn index_predators(
             disease: default(),
         })
         .collect();
-    let index = &mut *index;
     index.snapshot = Snapshot::from_rows(space, rows);
-    index.grid.rebuild(
-        &index.snapshot,
-        config
-            .predators
-            .fear_radius
-            .max(config.predators.catch_radius),
-    );
 }
 
 /// Each boid fears its nearest predator within `fear_radius`.
@@ -233,19 +228,26 @@ fn sense_predators(
         }
         return;
     }
-    let index = predators.index();
+    // Scattered from the few predators over the boids' index: each boid keeps the offset
+    // from its nearest predator (predators in id order; a tie keeps the first).
+    let index = neighbours.index();
     let radius = config.predators.fear_radius;
-    let mut per_slot = vec![(0.0f32, Vec2::ZERO); boid_snapshot.len()];
-    fill(&mut per_slot, |i| {
-        let mut nearest: Option<Vec2> = None;
-        index.for_each_within(boid_snapshot.pos[i], radius, |_, off| {
-            if nearest.is_none_or(|n| off.length_squared() < n.length_squared()) {
-                nearest = Some(off);
+    let mut nearest: Vec<Option<Vec2>> = vec![None; boid_snapshot.len()];
+    for &at in &predators.snapshot.pos {
+        index.for_each_within(at, radius, |i, away| {
+            if nearest[i].is_none_or(|n| away.length_squared() < n.length_squared()) {
+                nearest[i] = Some(away);
             }
         });
-        let f_max = config.swarms.get(boid_snapshot.swarm[i]).max_force;
-        nearest.map_or((0.0, Vec2::ZERO), |off| fear(-off, radius, f_max))
-    });
+    }
+    let per_slot: Vec<(f32, Vec2)> = nearest
+        .iter()
+        .zip(&boid_snapshot.swarm)
+        .map(|(away, swarm)| {
+            let f_max = config.swarms.get(*swarm).max_force;
+            away.map_or((0.0, Vec2::ZERO), |away| fear(away, radius, f_max))
+        })
+        .collect();
     // Fear makes a boid flock less.
     gain.per_slot = per_slot.iter().map(|(u, _)| fear_gain(*u)).collect();
     crate::for_each_item!(boids, boid_snapshot.len(), |(entity, mut s)| {

@@ -1,11 +1,10 @@
 //! The uniform-grid backend for large populations. Cells are at least the configured query radius
-//! wide; boids are counting-sorted into cell order, and their position, velocity and swarm are
-//! copied into cell-ordered arrays (structure of arrays), so a query — and the steering pass,
-//! which walks the grid cell by cell — reads contiguous memory. A query visits the rings of
-//! cells its radius can reach, wrapping around the torus, and tests candidates with the shared
-//! minimum-image predicate, so its sets equal brute force.
-
-use std::ops::Range;
+//! wide; boids are counting-sorted into cell order and their position, velocity and swarm copied
+//! into cell-ordered arrays, one per coordinate (structure of arrays). Cells are numbered row by
+//! row, so the cells of one row of a neighbourhood are contiguous in those arrays: a query, and
+//! the steering pass that walks the grid cell by cell, scan a few contiguous [`Run`]s (one per
+//! row, split where a row crosses the seam) instead of gathering candidates. Candidates are
+//! tested with the shared minimum-image predicate, so the sets equal brute force.
 
 use bevy::prelude::*;
 
@@ -18,6 +17,11 @@ use crate::sim::swarm::Swarm;
 const MAX_CELLS_PER_BOID: usize = 4;
 /// Cells always allowed, whatever the population.
 const MIN_CELL_BUDGET: usize = 4096;
+/// SIMD width the arrays are padded for: a scan may read this many entries past a run's end.
+pub const LANES: usize = 8;
+/// Coordinate of the padding entries: so far away that every radius test fails, yet finite, so
+/// that multiplying by a zero weight gives exactly zero.
+const FAR: f32 = 1e30;
 
 /// A uniform grid over the world, in cell-ordered arrays.
 #[derive(Default, Debug, Clone)]
@@ -31,14 +35,83 @@ pub struct Grid {
     pub start: Vec<u32>,
     /// Snapshot slot of each entry, in cell order.
     pub slot: Vec<u32>,
-    /// Position of each entry, px.
-    pub pos: Vec<Vec2>,
-    /// Velocity of each entry, px/s.
-    pub vel: Vec<Vec2>,
+    /// x of each entry, px (then [`LANES`] far-away padding entries).
+    pub x: Vec<f32>,
+    /// y of each entry, px.
+    pub y: Vec<f32>,
+    /// Velocity x of each entry, px/s.
+    pub vx: Vec<f32>,
+    /// Velocity y of each entry, px/s.
+    pub vy: Vec<f32>,
+    /// Swarm index of each entry as a float (−1 for padding), for SIMD comparisons.
+    pub swarm_f: Vec<f32>,
     /// Swarm of each entry.
     pub swarm: Vec<Swarm>,
     cell_of_slot: Vec<u32>,
     cursor: Vec<u32>,
+}
+
+/// A contiguous run of grid entries within a query's reach, with the shift that turns
+/// `p_j − centre` into the minimum-image offset for every entry of the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Run {
+    /// First entry.
+    pub lo: usize,
+    /// One past the last entry.
+    pub hi: usize,
+    /// Shift to add to `x_j − x`, px (±W for cells reached across the seam).
+    pub sx: f32,
+    /// Shift to add to `y_j − y`, px.
+    pub sy: f32,
+}
+
+/// The runs of a neighbourhood, and per axis whether it spans the whole wrapped axis: there no
+/// single shift fits (the shifts are zero) and each candidate's difference is wrapped on its own.
+#[derive(Clone, Debug, Default)]
+pub struct Neighbourhood {
+    /// The runs, each entry once.
+    pub runs: Vec<Run>,
+    /// Wrap each candidate's difference along x / y.
+    pub wrap_each: BVec2,
+    space: Space,
+}
+
+impl Neighbourhood {
+    /// The world.
+    pub fn space(&self) -> Space {
+        self.space
+    }
+
+    /// Number of entries in reach.
+    pub fn len(&self) -> usize {
+        self.runs.iter().map(|r| r.hi - r.lo).sum()
+    }
+
+    /// Whether nothing is in reach.
+    pub fn is_empty(&self) -> bool {
+        self.runs.iter().all(|r| r.hi == r.lo)
+    }
+
+    /// Minimum-image offset from `centre` to entry `k` of `run` of `grid`: `(p_k − centre)` plus
+    /// the run's shift, or the wrapped difference where the neighbourhood spans the whole axis —
+    /// bit for bit what `Space::displacement` gives for any point within the query radius.
+    #[inline]
+    pub fn offset(&self, grid: &Grid, run: &Run, k: usize, centre: Vec2) -> Vec2 {
+        let dx = (grid.x[k] - centre.x) + run.sx;
+        let dy = (grid.y[k] - centre.y) + run.sy;
+        Vec2::new(
+            if self.wrap_each.x {
+                wrap_axis(dx, self.space.width)
+            } else {
+                dx
+            },
+            if self.wrap_each.y {
+                wrap_axis(dy, self.space.height)
+            } else {
+                dy
+            },
+        )
+    }
 }
 
 impl Grid {
@@ -86,10 +159,18 @@ impl Grid {
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
         }
+        let padded = n + LANES;
         self.slot.resize(n, 0);
-        self.pos.resize(n, Vec2::ZERO);
-        self.vel.resize(n, Vec2::ZERO);
         self.swarm.resize(n, Swarm::Normal);
+        for a in [
+            &mut self.x,
+            &mut self.y,
+            &mut self.vx,
+            &mut self.vy,
+            &mut self.swarm_f,
+        ] {
+            a.resize(padded, 0.0);
+        }
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.start[..cells]);
         for (slot, &c) in self.cell_of_slot.iter().enumerate() {
@@ -98,10 +179,21 @@ impl Grid {
             }
             let at = self.cursor[c as usize] as usize;
             self.cursor[c as usize] += 1;
+            let (p, v) = (snapshot.pos[slot], snapshot.vel[slot]);
             self.slot[at] = slot as u32;
-            self.pos[at] = snapshot.pos[slot];
-            self.vel[at] = snapshot.vel[slot];
+            self.x[at] = p.x;
+            self.y[at] = p.y;
+            self.vx[at] = v.x;
+            self.vy[at] = v.y;
             self.swarm[at] = snapshot.swarm[slot];
+            self.swarm_f[at] = snapshot.swarm[slot].index() as f32;
+        }
+        for at in n..padded {
+            self.x[at] = FAR;
+            self.y[at] = FAR;
+            self.vx[at] = 0.0;
+            self.vy[at] = 0.0;
+            self.swarm_f[at] = -1.0;
         }
     }
 
@@ -130,6 +222,18 @@ impl Grid {
         self.slot.is_empty()
     }
 
+    /// Position of entry `e`, px.
+    #[inline]
+    pub fn pos(&self, e: usize) -> Vec2 {
+        Vec2::new(self.x[e], self.y[e])
+    }
+
+    /// Velocity of entry `e`, px/s.
+    #[inline]
+    pub fn vel(&self, e: usize) -> Vec2 {
+        Vec2::new(self.vx[e], self.vy[e])
+    }
+
     #[inline]
     fn cell_xy(&self, p: Vec2) -> (usize, usize) {
         let cx = ((p.x / self.cell_w).floor().max(0.0) as usize).min(self.cols - 1);
@@ -143,56 +247,37 @@ impl Grid {
         cy * self.cols + cx
     }
 
-    /// Collects the cells a query of `radius` around cell `(cx, cy)` can reach, each once, with
-    /// the shift that turns `p_j − centre` into the minimum-image offset for every point of the
-    /// cell. Returns, per axis, whether the query spans the whole wrapped axis: there no single
-    /// shift fits a cell (the shift is zero) and each candidate must be wrapped on its own.
-    fn cells_near(&self, cx: usize, cy: usize, radius: f32, out: &mut Vec<Near>) -> BVec2 {
-        out.clear();
-        let space = self.space();
-        let wrap = space.wraps();
+    /// The runs of entries a query of `radius` around cell `(cx, cy)` can reach — every cell
+    /// once, the cells of a row merged into one run unless the row crosses the seam — with
+    /// their wrap shifts (see [`Neighbourhood`]).
+    fn neighbourhood(&self, cx: usize, cy: usize, radius: f32, out: &mut Neighbourhood) {
+        out.runs.clear();
+        out.space = self.space;
+        out.wrap_each = self.for_each_run(cx, cy, radius, |run| out.runs.push(run));
+    }
+
+    /// Calls `f` with every run of entries a query of `radius` around cell `(cx, cy)` can
+    /// reach, in order (see [`Grid::neighbourhood`]); returns the axes spanned whole.
+    #[inline]
+    fn for_each_run(&self, cx: usize, cy: usize, radius: f32, mut f: impl FnMut(Run)) -> BVec2 {
+        let wrap = self.space.wraps();
         let kx = (radius / self.cell_w).ceil() as usize;
         let ky = (radius / self.cell_h).ceil() as usize;
         let xs = span(cx, kx, self.cols, wrap);
         let ys = span(cy, ky, self.rows, wrap);
-        for (row, sy) in ys.iter_with_shift(space.height) {
-            for (col, sx) in xs.iter_with_shift(space.width) {
-                let c = row * self.cols + col;
-                let range = self.start[c] as usize..self.start[c + 1] as usize;
-                if !range.is_empty() {
-                    out.push(Near {
-                        range,
-                        shift: Vec2::new(sx, sy),
-                    });
+        for (row, sy) in ys.iter_with_shift(self.space.height) {
+            let base = row * self.cols;
+            // The columns split into at most three pieces: across the low seam, in the world,
+            // across the high seam; each piece is a contiguous run of entries.
+            for (first, last, sx) in xs.pieces(self.space.width) {
+                let lo = self.start[base + first] as usize;
+                let hi = self.start[base + last + 1] as usize;
+                if lo < hi {
+                    f(Run { lo, hi, sx, sy });
                 }
             }
         }
         BVec2::new(wrap && xs.full, wrap && ys.full)
-    }
-
-    /// Calls `f` with the entry range of every cell a query of `radius` around cell `(cx, cy)`
-    /// can reach, each cell once.
-    #[inline]
-    fn for_each_cell_near(
-        &self,
-        cx: usize,
-        cy: usize,
-        radius: f32,
-        mut f: impl FnMut(Range<usize>),
-    ) {
-        let wrap = self.space().wraps();
-        let kx = (radius / self.cell_w).ceil() as usize;
-        let ky = (radius / self.cell_h).ceil() as usize;
-        let cols = span(cx, kx, self.cols, wrap);
-        for row in span(cy, ky, self.rows, wrap).iter() {
-            for col in cols.iter() {
-                let c = row * self.cols + col;
-                let range = self.start[c] as usize..self.start[c + 1] as usize;
-                if !range.is_empty() {
-                    f(range);
-                }
-            }
-        }
     }
 
     /// Visits every boid within `radius` of `centre` (see [`super::NeighbourIndex`]).
@@ -200,17 +285,75 @@ impl Grid {
         if self.slot.is_empty() || radius <= 0.0 {
             return;
         }
-        let space = self.space();
-        let (cx, cy) = self.cell_xy(space.confine(centre, Vec2::ZERO).0);
+        let (cx, cy) = self.cell_xy(self.space.confine(centre, Vec2::ZERO).0);
         let r2 = radius * radius;
-        self.for_each_cell_near(cx, cy, radius, |range| {
-            for e in range {
-                let offset = space.displacement(centre, self.pos[e]);
-                if offset.length_squared() < r2 {
-                    visit(self.slot[e] as usize, offset);
-                }
-            }
+        // Whether an axis is spanned whole is known before the first run.
+        let (kx, ky) = (
+            (radius / self.cell_w).ceil() as usize,
+            (radius / self.cell_h).ceil() as usize,
+        );
+        let wrap = self.space.wraps();
+        let near = Neighbourhood {
+            runs: Vec::new(),
+            wrap_each: BVec2::new(
+                wrap && span(cx, kx, self.cols, wrap).full,
+                wrap && span(cy, ky, self.rows, wrap).full,
+            ),
+            space: self.space,
+        };
+        self.for_each_run(cx, cy, radius, |run| {
+            self.for_each_hit(&near, &run, centre, r2, |e, offset| {
+                visit(self.slot[e] as usize, offset)
+            });
         });
+    }
+
+    /// Calls `hit(entry, offset)`, in entry order, for every entry of `run` whose minimum-image
+    /// offset from `centre` is shorter than `sqrt(r2)`. Eight entries are tested at a time with
+    /// SIMD; each hit's offset is then worked out exactly as [`Neighbourhood::offset`] does, so
+    /// the hits and their offsets are those of a one-by-one scan.
+    #[inline]
+    fn for_each_hit(
+        &self,
+        near: &Neighbourhood,
+        run: &Run,
+        centre: Vec2,
+        r2: f32,
+        mut hit: impl FnMut(usize, Vec2),
+    ) {
+        use wide::{CmpGt, CmpLe, CmpLt, f32x8};
+        let wrap = |d: f32x8, on: bool, l: f32| {
+            if !on {
+                return d;
+            }
+            let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
+            (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
+        };
+        let (cx, cy) = (f32x8::splat(centre.x), f32x8::splat(centre.y));
+        let (sx, sy) = (f32x8::splat(run.sx), f32x8::splat(run.sy));
+        let r2v = f32x8::splat(r2);
+        let mut k = run.lo;
+        while k < run.hi {
+            let x = f32x8::from(<[f32; 8]>::try_from(&self.x[k..k + 8]).expect("padded"));
+            let y = f32x8::from(<[f32; 8]>::try_from(&self.y[k..k + 8]).expect("padded"));
+            let dx = wrap((x - cx) + sx, near.wrap_each.x, self.space.width);
+            let dy = wrap((y - cy) + sy, near.wrap_each.y, self.space.height);
+            let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask() as u32;
+            // Lanes past the run's end belong to the next cells.
+            let valid = (run.hi - k).min(LANES);
+            bits &= (1u32 << valid) - 1;
+            while bits != 0 {
+                let e = k + bits.trailing_zeros() as usize;
+                let offset = near.offset(self, run, e, centre);
+                // The scalar test decides (it is the shared predicate; the SIMD one only
+                // skips the clear misses).
+                if offset.length_squared() < r2 {
+                    hit(e, offset);
+                }
+                bits &= bits - 1;
+            }
+            k += LANES;
+        }
     }
 
     /// How many boids a query of `radius` around `centre` examines.
@@ -218,183 +361,41 @@ impl Grid {
         if self.slot.is_empty() || radius <= 0.0 {
             return 0;
         }
-        let (cx, cy) = self.cell_xy(self.space().confine(centre, Vec2::ZERO).0);
-        let mut n = 0;
-        self.for_each_cell_near(cx, cy, radius, |range| n += range.len());
-        n
+        let (cx, cy) = self.cell_xy(self.space.confine(centre, Vec2::ZERO).0);
+        let mut near = Neighbourhood::default();
+        self.neighbourhood(cx, cy, radius, &mut near);
+        near.len()
     }
 
-    /// Maps `f(entry, block)` over every boid, cell by cell in parallel, and returns the results
-    /// indexed by snapshot slot. For each cell the candidates of every cell within `reach` are
-    /// gathered once into a contiguous [`Block`] shared by all the cell's boids (the boid itself
-    /// included), so the caller's inner loop is a straight pass over small arrays, with the
-    /// same minimum-image offsets as every other backend.
+    /// Maps `f(entry, neighbourhood)` over every boid, cell by cell in parallel, and returns the
+    /// results indexed by snapshot slot. A cell's neighbourhood (its runs within `reach`) is
+    /// worked out once and shared by all the cell's boids (each boid is in its own
+    /// neighbourhood), so the caller's inner loop is a straight pass over contiguous arrays.
     pub fn map_by_cell<T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,
-        f: impl Fn(usize, &Block) -> T + Sync,
+        f: impl Fn(usize, &Neighbourhood) -> T + Sync,
     ) -> Vec<T> {
         let cells = self.cols * self.rows;
-        let space = self.space();
-        let pairs: Vec<(u32, T)> = map_chunks(cells, |chunk| {
+        let mut by_entry: Vec<T> = map_chunks(cells, |chunk| {
             let mut out = Vec::new();
-            let mut near: Vec<Near> = Vec::with_capacity(49);
-            let mut block = Block {
-                space,
-                ..Block::default()
-            };
+            let mut near = Neighbourhood::default();
             for c in chunk {
                 let own = self.start[c] as usize..self.start[c + 1] as usize;
                 if own.is_empty() {
                     continue;
                 }
-                block.wrap_each = self.cells_near(c % self.cols, c / self.cols, reach, &mut near);
-                block.clear();
-                for cell in &near {
-                    for j in cell.range.clone() {
-                        block.push(j, self.pos[j], cell.shift, self.vel[j], self.swarm[j]);
-                    }
-                }
-                block.pad();
-                for e in own {
-                    out.push((self.slot[e], f(e, &block)));
-                }
+                self.neighbourhood(c % self.cols, c / self.cols, reach, &mut near);
+                out.extend(own.map(|e| f(e, &near)));
             }
             out
         });
+        // Entries are in cell order: scatter them to slot order.
         let mut by_slot = vec![T::default(); self.slot.len()];
-        for (slot, v) in pairs {
-            by_slot[slot as usize] = v;
+        for (e, v) in by_entry.drain(..).enumerate() {
+            by_slot[self.slot[e] as usize] = v;
         }
         by_slot
-    }
-}
-
-/// One cell of a neighbourhood: its entries and the wrap shift of its points.
-#[derive(Clone, Debug)]
-struct Near {
-    range: Range<usize>,
-    shift: Vec2,
-}
-
-/// SIMD width the gathered arrays are padded to.
-pub const BLOCK_LANES: usize = 8;
-/// Coordinate of the padding candidates: so far away that every radius test fails, yet finite,
-/// so that multiplying by a zero weight gives exactly zero.
-const FAR: f32 = 1e30;
-
-/// The candidates around one grid cell, gathered into contiguous arrays (one per coordinate,
-/// so loops over them vectorise) for [`Grid::map_by_cell`]. The arrays are padded with
-/// far-away candidates to a multiple of [`BLOCK_LANES`]; [`Block::len`] counts the real ones.
-#[derive(Clone, Debug, Default)]
-pub struct Block {
-    /// Grid entry of each candidate (to skip the boid itself).
-    pub entry: Vec<u32>,
-    /// x, px.
-    pub x: Vec<f32>,
-    /// y, px.
-    pub y: Vec<f32>,
-    /// Wrap shift along x of the candidate's cell.
-    pub sx: Vec<f32>,
-    /// Wrap shift along y.
-    pub sy: Vec<f32>,
-    /// Velocity x, px/s.
-    pub vx: Vec<f32>,
-    /// Velocity y, px/s.
-    pub vy: Vec<f32>,
-    /// Swarm index.
-    pub swarm: Vec<u8>,
-    /// Swarm index as a float (for SIMD comparisons).
-    pub swarm_f: Vec<f32>,
-    /// Per axis: the neighbourhood spans the whole wrapped axis, so each candidate's offset is
-    /// wrapped on its own (its shift is zero); otherwise `(p − centre) + shift` is the minimum
-    /// image.
-    pub wrap_each: BVec2,
-    real: usize,
-    space: Space,
-}
-
-impl Block {
-    fn clear(&mut self) {
-        self.entry.clear();
-        self.x.clear();
-        self.y.clear();
-        self.sx.clear();
-        self.sy.clear();
-        self.vx.clear();
-        self.vy.clear();
-        self.swarm.clear();
-        self.swarm_f.clear();
-        self.real = 0;
-    }
-
-    fn push(&mut self, entry: usize, p: Vec2, shift: Vec2, v: Vec2, swarm: Swarm) {
-        self.entry.push(entry as u32);
-        self.x.push(p.x);
-        self.y.push(p.y);
-        self.sx.push(shift.x);
-        self.sy.push(shift.y);
-        self.vx.push(v.x);
-        self.vy.push(v.y);
-        self.swarm.push(swarm.index() as u8);
-        self.swarm_f.push(swarm.index() as f32);
-        self.real += 1;
-    }
-
-    /// Pads the arrays to a multiple of [`BLOCK_LANES`] with far-away candidates.
-    fn pad(&mut self) {
-        while !self.entry.len().is_multiple_of(BLOCK_LANES) {
-            self.entry.push(u32::MAX);
-            self.x.push(FAR);
-            self.y.push(FAR);
-            self.sx.push(0.0);
-            self.sy.push(0.0);
-            self.vx.push(0.0);
-            self.vy.push(0.0);
-            self.swarm.push(u8::MAX);
-            self.swarm_f.push(-1.0);
-        }
-    }
-
-    /// Number of real candidates.
-    pub fn len(&self) -> usize {
-        self.real
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.real == 0
-    }
-
-    /// Length of the padded arrays (a multiple of [`BLOCK_LANES`]).
-    pub fn padded_len(&self) -> usize {
-        self.entry.len()
-    }
-
-    /// The world the block lives in.
-    pub fn space(&self) -> Space {
-        self.space
-    }
-
-    /// Minimum-image offset from `centre` to candidate `k`: per axis `(p_k − centre) + shift`,
-    /// or the wrapped difference where the block spans the whole axis — bit for bit what
-    /// `Space::displacement` gives for any point within the query radius.
-    #[inline]
-    pub fn offset(&self, k: usize, centre: Vec2) -> Vec2 {
-        let dx = (self.x[k] - centre.x) + self.sx[k];
-        let dy = (self.y[k] - centre.y) + self.sy[k];
-        Vec2::new(
-            if self.wrap_each.x {
-                wrap_axis(dx, self.space.width)
-            } else {
-                dx
-            },
-            if self.wrap_each.y {
-                wrap_axis(dy, self.space.height)
-            } else {
-                dy
-            },
-        )
     }
 }
 
@@ -409,6 +410,7 @@ struct Span {
 }
 
 impl Span {
+    #[cfg(test)]
     fn iter(self) -> impl Iterator<Item = usize> {
         (0..self.len).map(move |i| (self.first + i as isize).rem_euclid(self.n as isize) as usize)
     }
@@ -418,16 +420,40 @@ impl Span {
     fn iter_with_shift(self, l: f32) -> impl Iterator<Item = (usize, f32)> {
         (0..self.len).map(move |i| {
             let raw = self.first + i as isize;
-            let shift = if self.full {
-                0.0
-            } else if raw < 0 {
-                -l
-            } else if raw >= self.n as isize {
-                l
-            } else {
-                0.0
-            };
-            (raw.rem_euclid(self.n as isize) as usize, shift)
+            (raw.rem_euclid(self.n as isize) as usize, self.shift(raw, l))
+        })
+    }
+
+    fn shift(self, raw: isize, l: f32) -> f32 {
+        if self.full {
+            0.0
+        } else if raw < 0 {
+            -l
+        } else if raw >= self.n as isize {
+            l
+        } else {
+            0.0
+        }
+    }
+
+    /// The span as up to three contiguous pieces of cell indices `(first, last, shift)`: the
+    /// cells reached across the low seam, those inside the world, those across the high seam.
+    fn pieces(self, l: f32) -> impl Iterator<Item = (usize, usize, f32)> {
+        let (lo, hi) = (self.first, self.first + self.len as isize - 1);
+        let n = self.n as isize;
+        [
+            (lo, hi.min(-1)),
+            (lo.max(0), hi.min(n - 1)),
+            (lo.max(n), hi),
+        ]
+        .into_iter()
+        .filter(|(a, b)| a <= b)
+        .map(move |(a, b)| {
+            (
+                a.rem_euclid(n) as usize,
+                b.rem_euclid(n) as usize,
+                self.shift(a, l),
+            )
         })
     }
 }
@@ -475,5 +501,24 @@ mod tests {
         assert_eq!(all, vec![0, 1]);
         let all: Vec<usize> = span(9, 3, 10, false).iter().collect();
         assert_eq!(all, vec![6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn spans_split_into_contiguous_pieces_at_the_seam() {
+        let pieces = |s: Span| s.pieces(100.0).collect::<Vec<_>>();
+        // Cells 9, 0, 1 of 10: cell 9 across the low seam (shift −L), then 0..=1.
+        assert_eq!(
+            pieces(span(0, 1, 10, true)),
+            vec![(9, 9, -100.0), (0, 1, 0.0)]
+        );
+        // Cells 8, 9, 0: 8..=9 inside, 0 across the high seam (+L).
+        assert_eq!(
+            pieces(span(9, 1, 10, true)),
+            vec![(8, 9, 0.0), (0, 0, 100.0)]
+        );
+        assert_eq!(pieces(span(4, 1, 10, true)), vec![(3, 5, 0.0)]);
+        // A span of the whole axis is one piece with no shift.
+        assert_eq!(pieces(span(1, 2, 4, true)), vec![(0, 3, 0.0)]);
+        assert_eq!(pieces(span(0, 1, 10, false)), vec![(0, 1, 0.0)]);
     }
 }

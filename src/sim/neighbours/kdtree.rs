@@ -11,6 +11,7 @@ use bevy_spatial::point::{IntoSpatialPoint, Point2};
 
 use super::{NeighbourIndex, Snapshot};
 use crate::sim::agent::Boid;
+use crate::sim::parallel::map_chunks;
 use crate::sim::space::Space;
 
 /// Rebuilds the tree from every position in the snapshot.
@@ -67,6 +68,17 @@ struct Bounds {
     hi: Vec2,
 }
 
+impl Bounds {
+    /// The two halves of this box on either side of `at` along `axis` (the kd-tree layout of
+    /// `kd_tree::kd_sort_by`: a slice's median sits at len/2 and splits on axis depth % 2).
+    fn split(self, axis: usize, at: Vec2) -> (Bounds, Bounds) {
+        let (mut lower, mut upper) = (self, self);
+        lower.hi[axis] = at[axis];
+        upper.lo[axis] = at[axis];
+        (lower, upper)
+    }
+}
+
 impl NeighbourIndex for KdTree<'_> {
     fn for_each_within(&self, centre: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
         if self.items.is_empty() || radius <= 0.0 {
@@ -107,6 +119,236 @@ impl NeighbourIndex for KdTree<'_> {
         }
         examined
     }
+}
+
+/// Largest subtree [`KdTree::map_by_group`] treats as one group.
+pub const GROUP: usize = 32;
+
+/// The points within reach of a group of boids, in the order a query of any one of them
+/// visits them (the tree's pre-order): their snapshot slots and coordinates (the coordinate
+/// arrays are padded with far-away points to a multiple of eight, for SIMD scans).
+#[derive(Clone, Debug, Default)]
+pub struct Candidates {
+    /// Snapshot slot of each candidate.
+    pub slot: Vec<u32>,
+    /// x of each candidate, px.
+    pub x: Vec<f32>,
+    /// y of each candidate, px.
+    pub y: Vec<f32>,
+    space: Space,
+}
+
+impl Candidates {
+    fn clear(&mut self, space: Space) {
+        self.slot.clear();
+        self.x.clear();
+        self.y.clear();
+        self.space = space;
+    }
+
+    fn push(&mut self, slot: usize, p: Vec2) {
+        self.slot.push(slot as u32);
+        self.x.push(p.x);
+        self.y.push(p.y);
+    }
+
+    fn pad(&mut self) {
+        while !self.x.len().is_multiple_of(8) {
+            self.x.push(1e30);
+            self.y.push(1e30);
+        }
+    }
+
+    /// Calls `hit(slot, offset)` for every candidate whose minimum-image offset from `centre`
+    /// is shorter than `sqrt(r2)` — the test of a query, in the query's order, with the query's
+    /// offsets (`Space::displacement`). Eight candidates are tested at a time with SIMD first.
+    #[inline]
+    pub fn for_each_within(&self, centre: Vec2, r2: f32, mut hit: impl FnMut(usize, Vec2)) {
+        use wide::{CmpGt, CmpLe, CmpLt, f32x8};
+        let space = self.space;
+        let wrap = |d: f32x8, l: f32| {
+            if !space.wraps() {
+                return d;
+            }
+            let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
+            (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
+        };
+        let (cx, cy, r2v) = (
+            f32x8::splat(centre.x),
+            f32x8::splat(centre.y),
+            f32x8::splat(r2),
+        );
+        for k in (0..self.x.len()).step_by(8) {
+            let x = f32x8::from(<[f32; 8]>::try_from(&self.x[k..k + 8]).expect("padded"));
+            let y = f32x8::from(<[f32; 8]>::try_from(&self.y[k..k + 8]).expect("padded"));
+            let dx = wrap(x - cx, space.width);
+            let dy = wrap(y - cy, space.height);
+            let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask() as u32;
+            while bits != 0 {
+                let c = k + bits.trailing_zeros() as usize;
+                let offset = space.displacement(centre, Vec2::new(self.x[c], self.y[c]));
+                if offset.length_squared() < r2 {
+                    hit(self.slot[c] as usize, offset);
+                }
+                bits &= bits - 1;
+            }
+        }
+    }
+}
+
+impl KdTree<'_> {
+    /// Maps `f(slot, candidates)` over every boid, a group at a time, and returns the results
+    /// indexed by snapshot slot. A group is a subtree of at most [`GROUP`] points (or the
+    /// median of a bigger one): the tree is walked once for it, collecting every point within
+    /// `reach` of the group's bounding box, in pre-order. The points within `reach` of one
+    /// member come in the order a query of that member visits them, so a member that filters
+    /// the candidates with the query's exact test sees exactly its query's neighbours, in the
+    /// same order — the same sums, bit for bit — and the walk is paid once per group.
+    pub fn map_by_group<T: Send + Clone + Default + 'static>(
+        &self,
+        reach: f32,
+        f: impl Fn(usize, &Candidates) -> T + Sync,
+    ) -> Vec<T> {
+        self.map_by_group_where(reach, |_| true, |_| true, f)
+    }
+
+    /// [`KdTree::map_by_group`] for the boids whose slot passes `member` only (the others get
+    /// `T::default()`), with only the points whose slot passes `candidate` collected: e.g.
+    /// Antivax boids looking for doctors. Each member still sees its query's candidates that
+    /// pass `candidate`, in its query's order.
+    pub fn map_by_group_where<T: Send + Clone + Default + 'static>(
+        &self,
+        reach: f32,
+        member: impl Fn(usize) -> bool + Sync,
+        candidate: impl Fn(usize) -> bool + Sync,
+        f: impl Fn(usize, &Candidates) -> T + Sync,
+    ) -> Vec<T> {
+        let mut groups = Vec::new();
+        collect_groups(0, self.items.len(), &mut groups);
+        let conservative = reach * (1.0 + 1e-5) + 1e-3;
+        let slot_of = |p: &Point2| p.entity.and_then(|e| self.snapshot.slot_of(e));
+        let pairs: Vec<(u32, T)> = map_chunks(groups.len(), |chunk| {
+            let mut out = Vec::new();
+            let mut cands = Candidates::default();
+            let mut members: Vec<(usize, Vec2)> = Vec::new();
+            for g in &groups[chunk] {
+                members.clear();
+                members.extend(
+                    self.items[g.clone()]
+                        .iter()
+                        .filter_map(|m| slot_of(m).map(|s| (s, m.vec)))
+                        .filter(|(s, _)| member(*s)),
+                );
+                if members.is_empty() {
+                    continue;
+                }
+                let mut gbox = Bounds {
+                    lo: Vec2::splat(f32::INFINITY),
+                    hi: Vec2::splat(f32::NEG_INFINITY),
+                };
+                for (_, p) in &members {
+                    gbox.lo = gbox.lo.min(*p);
+                    gbox.hi = gbox.hi.max(*p);
+                }
+                cands.clear(self.space);
+                walk_box(
+                    self,
+                    self.items,
+                    0,
+                    self.root_bounds(),
+                    gbox,
+                    conservative,
+                    &candidate,
+                    &mut cands,
+                );
+                cands.pad();
+                for (slot, _) in &members {
+                    out.push((*slot as u32, f(*slot, &cands)));
+                }
+            }
+            out
+        });
+        let mut by_slot = vec![T::default(); self.snapshot.len()];
+        for (slot, v) in pairs {
+            by_slot[slot as usize] = v;
+        }
+        by_slot
+    }
+}
+
+/// The groups of the kd-ordered range `lo..hi`: a subtree of at most [`GROUP`] points is one
+/// group; a bigger one splits into its lower half, its median alone, and its upper half.
+fn collect_groups(lo: usize, hi: usize, out: &mut Vec<std::ops::Range<usize>>) {
+    let len = hi - lo;
+    if len == 0 {
+        return;
+    }
+    if len <= GROUP {
+        out.push(lo..hi);
+        return;
+    }
+    let mid = lo + len / 2;
+    collect_groups(lo, mid, out);
+    out.push(mid..mid + 1);
+    collect_groups(mid + 1, hi, out);
+}
+
+/// Distance along one axis between the intervals `[a_lo, a_hi]` and `[b_lo, b_hi]`, around the
+/// torus if `wrap` (0 where they overlap).
+#[inline]
+fn interval_gap(a_lo: f32, a_hi: f32, b_lo: f32, b_hi: f32, l: f32, wrap: bool) -> f32 {
+    let gap = |s: f32| (b_lo + s - a_hi).max(a_lo - (b_hi + s)).max(0.0);
+    let direct = gap(0.0);
+    if direct == 0.0 || !wrap || !a_lo.is_finite() || !a_hi.is_finite() {
+        return direct;
+    }
+    direct.min(gap(l)).min(gap(-l))
+}
+
+/// Collects, in pre-order, every point that passes `keep` within `reach` of the box `g`
+/// (conservatively).
+fn walk_box(
+    tree: &KdTree<'_>,
+    items: &[Point2],
+    depth: usize,
+    bounds: Bounds,
+    g: Bounds,
+    reach: f32,
+    keep: &impl Fn(usize) -> bool,
+    out: &mut Candidates,
+) {
+    if items.is_empty() {
+        return;
+    }
+    let space = tree.space;
+    let wrap = space.wraps();
+    let gx = interval_gap(bounds.lo.x, bounds.hi.x, g.lo.x, g.hi.x, space.width, wrap);
+    let gy = interval_gap(bounds.lo.y, bounds.hi.y, g.lo.y, g.hi.y, space.height, wrap);
+    if gx > reach || gy > reach || gx * gx + gy * gy > reach * reach {
+        return;
+    }
+    let mid = items.len() / 2;
+    let item = &items[mid];
+    let px = interval_gap(item.vec.x, item.vec.x, g.lo.x, g.hi.x, space.width, wrap);
+    let py = interval_gap(item.vec.y, item.vec.y, g.lo.y, g.hi.y, space.height, wrap);
+    if px * px + py * py <= reach * reach
+        && let Some(slot) = item.entity.and_then(|e| tree.snapshot.slot_of(e))
+        && keep(slot)
+    {
+        out.push(slot, item.vec);
+    }
+    let (lower, upper) = bounds.split(depth % 2, item.vec);
+    walk_box(tree, &items[..mid], depth + 1, lower, g, reach, keep, out);
+    walk_box(
+        tree,
+        &items[mid + 1..],
+        depth + 1,
+        upper,
+        g,
+        reach,
+        keep,
+        out,
+    );
 }
 
 /// Distance along one axis from `c` to the interval `[lo, hi]`, around the torus if `wrap`.
@@ -156,12 +398,7 @@ fn walk(
     {
         visit(slot, offset);
     }
-    let axis = depth % 2;
-    let split = item.vec[axis];
-    let mut lower = bounds;
-    let mut upper = bounds;
-    lower.hi[axis] = split;
-    upper.lo[axis] = split;
+    let (lower, upper) = bounds.split(depth % 2, item.vec);
     walk(
         tree,
         &items[..mid],

@@ -12,8 +12,8 @@ mod kdtree;
 pub(crate) mod test_support;
 
 pub use brute::Brute;
-pub use grid::{Block, Grid};
-pub use kdtree::{KdTree, splits as kd_splits};
+pub use grid::{Grid, Neighbourhood, Run};
+pub use kdtree::{Candidates, KdTree, splits as kd_splits};
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -95,8 +95,11 @@ impl Snapshot {
 
     /// Refills the snapshot from `rows`, reusing its buffers.
     pub fn fill(&mut self, space: Space, rows: &mut [Row]) {
-        // Queries usually yield rows in id order already; the sort is then linear.
-        rows.sort_unstable_by_key(|r| r.id);
+        // Queries usually yield rows in id order already; after a despawn they are out of
+        // order, and ids are dense enough to place by a counting pass.
+        if !rows.is_sorted_by_key(|r| r.id) {
+            order_by_id(rows);
+        }
         self.space = space;
         self.entity.clear();
         self.id.clear();
@@ -121,6 +124,7 @@ impl Snapshot {
     }
 
     /// Number of boids.
+    #[inline]
     pub fn len(&self) -> usize {
         self.id.len()
     }
@@ -146,6 +150,32 @@ impl Snapshot {
     pub fn slot_of_id(&self, id: u64) -> Option<usize> {
         self.id.binary_search(&id).ok()
     }
+}
+
+/// Puts rows in ascending id order: by a counting pass over the ids when they are dense (a run
+/// spawns ids from 0 and few die), by sorting otherwise.
+fn order_by_id(rows: &mut [Row]) {
+    let max = rows.iter().map(|r| r.id).max().unwrap_or(0);
+    if max as usize > 4 * rows.len() + 1024 {
+        rows.sort_unstable_by_key(|r| r.id);
+        return;
+    }
+    // Rank of each id among those present, then each row to its rank.
+    let mut rank = vec![u32::MAX; max as usize + 1];
+    for r in rows.iter() {
+        rank[r.id as usize] = 0;
+    }
+    for (next, slot) in rank.iter_mut().filter(|s| **s == 0).enumerate() {
+        *slot = next as u32;
+    }
+    let sorted: Vec<Row> = {
+        let mut out = rows.to_vec();
+        for r in rows.iter() {
+            out[rank[r.id as usize] as usize] = *r;
+        }
+        out
+    };
+    rows.copy_from_slice(&sorted);
 }
 
 /// Which backend the current index was built with, and its grid (kept warm between steps).
@@ -286,7 +316,11 @@ fn capture_snapshot(
         id: id.0,
         // Positions are inside the world after integration; this also covers hand edits in
         // the inspector, so every backend can rely on it.
-        pos: space.confine(p.0, Vec2::ZERO).0,
+        pos: if space.contains(p.0) {
+            p.0
+        } else {
+            space.confine(p.0, Vec2::ZERO).0
+        },
         vel: v.0,
         swarm: *swarm,
         disease: health.disease,
@@ -350,6 +384,25 @@ mod tests {
             });
         }
         Snapshot::from_rows(space, rows)
+    }
+
+    #[test]
+    fn rows_out_of_order_are_put_in_id_order_dense_or_sparse() {
+        let row = |id: u64| Row {
+            entity: Entity::from_raw(id as u32),
+            id,
+            pos: Vec2::ZERO,
+            vel: Vec2::ZERO,
+            swarm: Swarm::Normal,
+            disease: Disease::Susceptible,
+        };
+        for ids in [vec![5u64, 0, 3, 9, 1], vec![1_000_000, 2, 70_000, 1]] {
+            let mut rows: Vec<Row> = ids.iter().map(|&i| row(i)).collect();
+            order_by_id(&mut rows);
+            let mut want = ids.clone();
+            want.sort_unstable();
+            assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), want);
+        }
     }
 
     #[test]
