@@ -8,6 +8,7 @@ pub mod overlays;
 pub mod params;
 pub mod render;
 pub mod select;
+pub mod timing;
 pub mod ui;
 
 use bevy::prelude::*;
@@ -35,6 +36,7 @@ pub(super) fn panels(app: &mut App) {
             select::plugin,
             control::plugin,
             params::plugin,
+            timing::plugin,
             ui::plugin,
         ));
 }

@@ -259,12 +259,17 @@ impl Grid {
     /// Calls `f` with every run of entries a query of `radius` around cell `(cx, cy)` can
     /// reach, in order (see [`Grid::neighbourhood`]); returns the axes spanned whole.
     #[inline]
-    fn for_each_run(&self, cx: usize, cy: usize, radius: f32, mut f: impl FnMut(Run)) -> BVec2 {
+    fn for_each_run(&self, cx: usize, cy: usize, radius: f32, f: impl FnMut(Run)) -> BVec2 {
         let wrap = self.space.wraps();
-        let kx = (radius / self.cell_w).ceil() as usize;
-        let ky = (radius / self.cell_h).ceil() as usize;
-        let xs = span(cx, kx, self.cols, wrap);
-        let ys = span(cy, ky, self.rows, wrap);
+        let xs = span(cx, (radius / self.cell_w).ceil() as usize, self.cols, wrap);
+        let ys = span(cy, (radius / self.cell_h).ceil() as usize, self.rows, wrap);
+        self.runs_of(xs, ys, f)
+    }
+
+    /// Calls `f` with the runs of entries of the cells `xs` × `ys`, row by row; returns the
+    /// axes spanned whole.
+    #[inline]
+    fn runs_of(&self, xs: Span, ys: Span, mut f: impl FnMut(Run)) -> BVec2 {
         for (row, sy) in ys.iter_with_shift(self.space.height) {
             let base = row * self.cols;
             // The columns split into at most three pieces: across the low seam, in the world,
@@ -277,31 +282,28 @@ impl Grid {
                 }
             }
         }
-        BVec2::new(wrap && xs.full, wrap && ys.full)
+        BVec2::new(xs.full, ys.full)
     }
 
-    /// Visits every boid within `radius` of `centre` (see [`super::NeighbourIndex`]).
+    /// Visits every boid within `radius` of `centre` (see [`super::NeighbourIndex`]). Only the
+    /// cells the disc overlaps are scanned — a contact radius much smaller than the cells (which
+    /// are sized for the largest flocking radius) reads one or two cells per axis, not three.
     pub fn query(&self, centre: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
         if self.slot.is_empty() || radius <= 0.0 {
             return;
         }
-        let (cx, cy) = self.cell_xy(self.space.confine(centre, Vec2::ZERO).0);
-        let r2 = radius * radius;
-        // Whether an axis is spanned whole is known before the first run.
-        let (kx, ky) = (
-            (radius / self.cell_w).ceil() as usize,
-            (radius / self.cell_h).ceil() as usize,
-        );
+        let centre_in = self.space.confine(centre, Vec2::ZERO).0;
+        let (cx, cy) = self.cell_xy(centre_in);
         let wrap = self.space.wraps();
+        let xs = disc_span(centre_in.x, cx, radius, self.cell_w, self.cols, wrap);
+        let ys = disc_span(centre_in.y, cy, radius, self.cell_h, self.rows, wrap);
         let near = Neighbourhood {
             runs: Vec::new(),
-            wrap_each: BVec2::new(
-                wrap && span(cx, kx, self.cols, wrap).full,
-                wrap && span(cy, ky, self.rows, wrap).full,
-            ),
+            wrap_each: BVec2::new(xs.full, ys.full),
             space: self.space,
         };
-        self.for_each_run(cx, cy, radius, |run| {
+        let r2 = radius * radius;
+        self.runs_of(xs, ys, |run| {
             self.for_each_hit(&near, &run, centre, r2, |e, offset| {
                 visit(self.slot[e] as usize, offset)
             });
@@ -458,6 +460,29 @@ impl Span {
     }
 }
 
+/// The cells of an axis a disc of radius `r` around coordinate `p` (in cell `c` of size `cell`)
+/// overlaps, with a small margin: never more than [`span`] with `k = ⌈r / cell⌉` and always
+/// including `c`, so the visit order of the cells kept is unchanged.
+fn disc_span(p: f32, c: usize, r: f32, cell: f32, n: usize, wrap: bool) -> Span {
+    let around = span(c, (r / cell).ceil() as usize, n, wrap);
+    if around.full {
+        return around;
+    }
+    let margin = r * 1e-5 + 1e-3;
+    let lo = ((p - r - margin) / cell).floor() as isize;
+    let hi = ((p + r + margin) / cell).floor() as isize;
+    let first = lo.max(around.first).min(c as isize);
+    let last = hi
+        .min(around.first + around.len as isize - 1)
+        .max(c as isize);
+    Span {
+        first,
+        len: (last - first + 1) as usize,
+        n,
+        full: false,
+    }
+}
+
 fn span(c: usize, k: usize, n: usize, wrap: bool) -> Span {
     if wrap {
         if 2 * k + 1 >= n {
@@ -501,6 +526,28 @@ mod tests {
         assert_eq!(all, vec![0, 1]);
         let all: Vec<usize> = span(9, 3, 10, false).iter().collect();
         assert_eq!(all, vec![6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn a_small_disc_reads_only_the_cells_it_overlaps() {
+        let cells = |s: Span| s.iter().collect::<Vec<_>>();
+        // Cells of 100 px on a 10-cell wrapped axis; k = ⌈10 / 100⌉ = 1 would read 3 cells.
+        assert_eq!(cells(disc_span(450.0, 4, 10.0, 100.0, 10, true)), vec![4]);
+        assert_eq!(
+            cells(disc_span(405.0, 4, 10.0, 100.0, 10, true)),
+            vec![3, 4]
+        );
+        assert_eq!(
+            cells(disc_span(495.0, 4, 10.0, 100.0, 10, true)),
+            vec![4, 5]
+        );
+        // Across the seam the cell keeps the shift of the full neighbourhood.
+        let near_seam = disc_span(3.0, 0, 10.0, 100.0, 10, true);
+        assert_eq!(cells(near_seam), vec![9, 0]);
+        assert_eq!(near_seam.pieces(1000.0).next(), Some((9, 9, -1000.0)));
+        // A bounded axis stops at the wall; a disc as wide as the axis reads it whole.
+        assert_eq!(cells(disc_span(3.0, 0, 10.0, 100.0, 10, false)), vec![0]);
+        assert!(disc_span(450.0, 4, 600.0, 100.0, 10, true).full);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Panel section: run controls — pause/resume, one step, reset with the same or a new seed,
-//! the speed multiplier, and a status line (time, step, seed, frame rate).
+//! the speed multiplier, a status line (time, step, seed, frame rate) and where the frame's time
+//! goes (simulation against drawing).
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -9,6 +10,7 @@ use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::view::control::{RunControl, SPEEDS};
 use crate::view::input::Action;
+use crate::view::timing::FrameTiming;
 
 /// What the run controls read.
 #[derive(SystemParam)]
@@ -18,6 +20,7 @@ pub(super) struct Controls<'w, 's> {
     clock: Res<'w, SimClock>,
     virtual_time: Res<'w, Time<Virtual>>,
     real: Res<'w, Time<Real>>,
+    timing: Res<'w, FrameTiming>,
     /// Smoothed frames per second.
     fps: Local<'s, f32>,
 }
@@ -85,4 +88,11 @@ pub(super) fn show(ui: &mut egui::Ui, c: &Controls, actions: &mut EventWriter<Ac
         *c.fps,
         if paused { " · paused" } else { "" }
     ));
+    let report = c.timing.report;
+    if report.fps > 0.0 {
+        ui.label(egui::RichText::new(report.line()).small())
+            .on_hover_text(
+                "Wall time of the simulation steps against the whole frame, over the last second",
+            );
+    }
 }
