@@ -24,8 +24,10 @@ fn collect(
 ) {
     let swarm_of = |id| ids.iter().find(|(a, _)| **a == id).map(|(_, s)| *s);
     for e in events.read() {
-        seen.0
-            .push((e.source.and_then(swarm_of), swarm_of(e.target).unwrap()));
+        seen.0.push((
+            e.source.and_then(|f| swarm_of(f.id)),
+            swarm_of(e.target).unwrap(),
+        ));
     }
 }
 

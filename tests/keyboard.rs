@@ -156,3 +156,44 @@ fn shortcuts_pause_while_a_text_field_is_edited() {
     tab(&mut app);
     assert!(panels_shown(&app), "nor is a Tab");
 }
+
+#[test]
+fn i_selects_the_infected_boid_that_has_infected_the_most() {
+    use pandemic_boids::sim::agent::AgentId;
+    use pandemic_boids::sim::transmission::TransmissionLog;
+    use pandemic_boids::view::select::Selected;
+    let mut app = panels();
+    // Real time drives the fixed steps: wait for the first one to record the initial cases.
+    for _ in 0..200 {
+        if app.world().resource::<TransmissionLog>().ongoing().count() > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        app.update();
+    }
+    let want = app
+        .world()
+        .resource::<TransmissionLog>()
+        .next_spreader(None)
+        .expect("the default scenario starts with infected boids");
+    tap(
+        &mut app,
+        KeyCode::KeyI,
+        Key::Character("i".into()),
+        egui::Key::I,
+    );
+    let selected = app
+        .world()
+        .resource::<Selected>()
+        .0
+        .expect("I selects a boid");
+    let id = app.world().get::<AgentId>(selected).unwrap().0;
+    let log = app.world().resource::<TransmissionLog>();
+    let r = log.open_of(id).expect("the selected boid is infected");
+    let best = log.ongoing().map(|k| log.records[k].secondary).max();
+    assert_eq!(
+        Some(log.records[r].secondary),
+        best,
+        "selected {id}, ranked first {want}"
+    );
+}

@@ -1,6 +1,7 @@
 //! The `run` command: step a [`Simulation`] as fast as possible to `duration`, writing
-//! `metrics.csv` (and `agents.csv` when `agents_every` is set) as samples arrive, then a final
-//! observation and `summary.json`. A progress bar shows on a terminal; a stop flag (Ctrl-C) ends
+//! `metrics.csv` (and `agents.csv` when `agents_every` is set) and `transmissions.csv` as the
+//! run goes, then a final observation, `rt.csv` and `summary.json`, then the plots `sir.png` and
+//! `rt.png`. A progress bar shows on a terminal; a stop flag (Ctrl-C) ends
 //! the run early with every file complete.
 
 use std::path::PathBuf;
@@ -13,13 +14,18 @@ use serde_json::{Value, json};
 
 use super::Simulation;
 use super::output::{OutputError, RunFolder};
-use super::plots::plot_run;
+use super::plots::{plot_rt, plot_run};
 use super::results::Series;
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::EpidemicStats;
 use crate::sim::metrics::{MetricsLog, Sample, Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
+use crate::sim::reproduction::{
+    BINS_PER_WINDOW, first_generation_r0, reproduction_series, serial_intervals, spread,
+    well_mixed_r0,
+};
 use crate::sim::swarm::Swarm;
+use crate::sim::transmission::TransmissionLog;
 
 /// What a headless run needs.
 pub struct RunOptions {
@@ -85,6 +91,7 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
         let start = sim.clock().time;
         sim.step();
         folder.write_new_rows(sim.samples())?;
+        folder.write_transmissions(sim.world().resource::<TransmissionLog>(), false)?;
         if agents.take(start) {
             folder.write_agents(start, sim.world().resource::<Snapshot>())?;
         }
@@ -96,6 +103,13 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
     }
     sim.observe();
     folder.write_new_rows(sim.samples())?;
+    let log = sim.world().resource::<TransmissionLog>();
+    folder.write_transmissions(log, true)?;
+    folder.write_rt(&reproduction_series(
+        &log.records,
+        opts.config.rt_window,
+        sim.clock().time,
+    ))?;
     let end = sim.clock().time;
     if agents.take_final(end) {
         folder.write_agents(end, sim.world().resource::<Snapshot>())?;
@@ -114,6 +128,12 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
     let title = format!("S / I / R (seed {})", opts.config.seed);
     let drawn =
         Series::read(&folder.dir().join("metrics.csv")).and_then(|s| plot_run(&s, &title, &plot));
+    if let Err(e) = drawn {
+        eprintln!("warning: {e}");
+    }
+    let plot = folder.dir().join("rt.png");
+    let title = format!("reproduction numbers (seed {})", opts.config.seed);
+    let drawn = Series::read(&folder.dir().join("rt.csv")).and_then(|s| plot_rt(&s, &title, &plot));
     if let Err(e) = drawn {
         eprintln!("warning: {e}");
     }
@@ -245,6 +265,26 @@ pub fn summary(sim: &Simulation, completed: bool) -> Value {
         "recoveries": stats.recoveries,
         "promotions": tally.promoted,
     });
+    let log = sim.world().resource::<TransmissionLog>();
+    let r0 = first_generation_r0(&log.records);
+    let si = spread(serial_intervals(&log.records));
+    let e = &config.epidemic;
+    let transmission = json!({
+        "infections": log.records.len(),
+        "max_generation": log.records.iter().map(|t| t.generation).max(),
+        "r0_first_generation": r0,
+        "r0_well_mixed_normal": well_mixed_r0(
+            e.p_infect_normal,
+            e.contact_radius(Swarm::Normal, true) as f64,
+            config.world.width as f64 * config.world.height as f64,
+            tally.spawned[Swarm::Normal.index()] as f64,
+            e.t_death,
+        ),
+        "serial_interval_s": si,
+        "generation_time_s": si,
+        "rt_window_s": config.rt_window,
+        "rt_bin_s": config.rt_window / BINS_PER_WINDOW as f64,
+    });
     json!({
         "seed": config.seed,
         "dt_s": config.dt,
@@ -265,6 +305,7 @@ pub fn summary(sim: &Simulation, completed: bool) -> Value {
             "caught": o.caught,
         },
         "epidemic": epidemic,
+        "transmission": transmission,
         "swarms": swarms,
     })
 }

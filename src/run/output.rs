@@ -1,7 +1,9 @@
 //! A run's output folder (docs/model.md §9): `config.toml` (the exact resolved config), `metrics.csv`
 //! (written row by row as the run goes, flushed each time, so a killed run keeps its rows),
 //! `agents.csv` when `agents_every` is set (every boid at each agent sample, streamed the same
-//! way) and `summary.json` (written at the end, also after Ctrl-C).
+//! way), `transmissions.csv` (each infection once it has ended, streamed; those still going on
+//! at the end last), `rt.csv` (the reproduction numbers, at the end) and `summary.json`
+//! (written at the end, also after Ctrl-C).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -10,9 +12,19 @@ use std::path::{Path, PathBuf};
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::Sample;
 use crate::sim::neighbours::Snapshot;
+use crate::sim::reproduction::RtRow;
+use crate::sim::transmission::{Transmission, TransmissionLog};
 
 /// Header of `agents.csv`: one row per boid per agent sample.
 pub const AGENTS_HEADER: &str = "time_s,id,swarm,x,y,vx,vy,state";
+
+/// Header of `transmissions.csv`: one row per infection.
+pub const TRANSMISSIONS_HEADER: &str = "infection,time_s,infector,infector_swarm,\
+infector_infection,infectee,infectee_swarm,x,y,generation,cause,ended_s,outcome,by,secondary";
+
+/// Header of `rt.csv`: one row per incidence bin.
+pub const RT_HEADER: &str = "time_s,window_from_s,infections,contact_infections,\
+rt_mean,rt_lo95,rt_hi95,rc,window_infections";
 
 /// An output problem, as one line naming the path and the fix.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +62,9 @@ pub struct RunFolder {
     metrics: BufWriter<File>,
     rows_written: usize,
     agents: Option<BufWriter<File>>,
+    transmissions: BufWriter<File>,
+    /// Entries of [`TransmissionLog::ended`] written so far.
+    ended_written: usize,
 }
 
 /// Creates a CSV file with its header line, flushed.
@@ -88,6 +103,57 @@ pub fn agent_row(out: &mut String, time_s: f64, snapshot: &Snapshot, slot: usize
     );
 }
 
+/// One infection's row of `transmissions.csv` (`r`: its index; outcome `infected` when it
+/// has not ended).
+pub fn transmission_row(out: &mut String, r: usize, t: &Transmission) {
+    use std::fmt::Write as _;
+    let text = |v: Option<String>| v.unwrap_or_default();
+    let infector = t.infector;
+    let (ended, outcome, by) = match t.end {
+        Some((time, o)) => (
+            format!("{time:.4}"),
+            o.key(),
+            text(o.by().map(|b| b.to_string())),
+        ),
+        None => (String::new(), "infected", String::new()),
+    };
+    let _ = writeln!(
+        out,
+        "{r},{:.4},{},{},{},{},{},{:.3},{:.3},{},{},{ended},{outcome},{by},{}",
+        t.time_s,
+        text(infector.map(|f| f.id.to_string())),
+        infector.map_or("", |f| f.swarm.key()),
+        text(infector.map(|f| f.record.to_string())),
+        t.infectee,
+        t.swarm.key(),
+        t.pos.x,
+        t.pos.y,
+        t.generation,
+        t.cause.key(),
+        t.secondary,
+    );
+}
+
+/// One row of `rt.csv` (empty cells where an estimate is undefined).
+pub fn rt_row(out: &mut String, row: &RtRow) {
+    use std::fmt::Write as _;
+    let f = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.6}"));
+    let rt = |k: usize| f(row.rt.map(|r| r[k]));
+    let _ = writeln!(
+        out,
+        "{:.4},{:.4},{},{},{},{},{},{},{}",
+        row.time_s,
+        row.from_s,
+        row.infections,
+        row.contact_infections,
+        rt(0),
+        rt(1),
+        rt(2),
+        f(row.rc),
+        row.window_infections
+    );
+}
+
 impl RunFolder {
     /// Creates the folder (and parents), writes `config.toml` and the CSV header.
     pub fn create(dir: &Path, config: &SimConfig) -> Result<Self, OutputError> {
@@ -111,11 +177,14 @@ impl RunFolder {
         let agents = (config.agents_every > 0.0)
             .then(|| csv_file(&dir.join("agents.csv"), AGENTS_HEADER))
             .transpose()?;
+        let transmissions = csv_file(&dir.join("transmissions.csv"), TRANSMISSIONS_HEADER)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             metrics,
             rows_written: 0,
             agents,
+            transmissions,
+            ended_written: 0,
         })
     }
 
@@ -133,6 +202,43 @@ impl RunFolder {
         out.write_all(text.as_bytes())
             .and_then(|()| out.flush())
             .map_err(|e| file_error(&path, e))
+    }
+
+    /// Appends the infections that ended since the last call to `transmissions.csv` and
+    /// flushes; with `finished`, also every infection still going on (outcome `infected`).
+    pub fn write_transmissions(
+        &mut self,
+        log: &TransmissionLog,
+        finished: bool,
+    ) -> Result<(), OutputError> {
+        let mut text = String::new();
+        for &r in &log.ended[self.ended_written.min(log.ended.len())..] {
+            transmission_row(&mut text, r, &log.records[r]);
+        }
+        self.ended_written = log.ended.len();
+        if finished {
+            for r in log.ongoing() {
+                transmission_row(&mut text, r, &log.records[r]);
+            }
+        }
+        if text.is_empty() {
+            return Ok(());
+        }
+        let path = self.dir.join("transmissions.csv");
+        self.transmissions
+            .write_all(text.as_bytes())
+            .and_then(|()| self.transmissions.flush())
+            .map_err(|e| file_error(&path, e))
+    }
+
+    /// Writes `rt.csv`.
+    pub fn write_rt(&self, rows: &[RtRow]) -> Result<(), OutputError> {
+        let path = self.dir.join("rt.csv");
+        let mut text = format!("{RT_HEADER}\n");
+        for row in rows {
+            rt_row(&mut text, row);
+        }
+        fs::write(&path, text).map_err(|e| file_error(&path, e))
     }
 
     /// The folder.

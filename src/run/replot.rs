@@ -1,11 +1,11 @@
-//! The `plot DIR` command: re-draws the plots of a run, experiment or sweep folder from the
+//! The `plot DIR` command: re-draws the plots of a run (`sir.png`, `rt.png`), experiment or sweep folder from the
 //! files it holds, whichever kind of folder it is.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::plots::plot_run;
+use super::plots::{plot_rt, plot_run};
 use super::results::Series;
 use super::{experiment, sweep};
 
@@ -19,7 +19,14 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
             .file_name()
             .map_or("run".into(), |n| n.to_string_lossy().into_owned());
         plot_run(&series, &title, &path)?;
-        return Ok(vec![path]);
+        let mut drawn = vec![path];
+        if dir.join("rt.csv").is_file() {
+            let rt = Series::read(&dir.join("rt.csv"))?;
+            let path = dir.join("rt.png");
+            plot_rt(&rt, &format!("reproduction numbers: {title}"), &path)?;
+            drawn.push(path);
+        }
+        return Ok(drawn);
     }
     if dir.join("manifest.csv").is_file() {
         return sweep::redraw(dir);

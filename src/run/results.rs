@@ -13,9 +13,10 @@ use serde_json::Value;
 use super::stats::estimate;
 
 /// The measures of one run that the tables report, in column order: the epidemic's (from
-/// `summary.json`), then the Normal swarm's flocking structure averaged over a window of the
+/// `summary.json`; `r0` is the first generation's mean secondary infections, `serial_interval_s`
+/// the mean serial interval), then the Normal swarm's flocking structure averaged over a window of the
 /// run (from `metrics.csv`; see [`FLOCKING_MEASURES`]).
-pub const MEASURES: [&str; 17] = [
+pub const MEASURES: [&str; 19] = [
     "peak_infected",
     "peak_fraction",
     "peak_time_s",
@@ -25,6 +26,8 @@ pub const MEASURES: [&str; 17] = [
     "final_infected",
     "final_recovered",
     "final_dead",
+    "r0",
+    "serial_interval_s",
     "mean_polarisation_normal",
     "sd_polarisation_normal",
     "mean_nearest_neighbour_px_normal",
@@ -111,6 +114,8 @@ pub fn read_run(dir: &Path, scenario: &str, label: &str, from: f64) -> Result<Ru
         num(e, &["final", "infected"]),
         num(e, &["final", "recovered"]),
         num(e, &["final", "dead"]),
+        num(&v["transmission"], &["r0_first_generation", "mean"]),
+        num(&v["transmission"], &["serial_interval_s", "mean"]),
     ];
     values[..epidemic.len()].copy_from_slice(&epidemic);
     let series = Series::read(&dir.join("metrics.csv"))?;

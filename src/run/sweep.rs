@@ -456,7 +456,7 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
         &dir.join("plots"),
         &extra,
         &records,
-        &["peak_fraction", "attack_rate", "eradication_time_s"],
+        &["peak_fraction", "attack_rate", "eradication_time_s", "r0"],
     )
 }
 

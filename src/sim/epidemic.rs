@@ -18,14 +18,66 @@ use crate::sim::parallel::map_chunks;
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
 
-/// A boid was infected (by `source`, or spontaneously when `None`).
+/// How an infection began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// Infected when the run started (generation 0).
+    Initial,
+    /// By contact with an infected boid.
+    Contact,
+    /// Spontaneously (`p_spontaneous_infect`; an imported case, generation 0).
+    Spontaneous,
+    /// Born infected to two infected parents (generation 0: no single infector).
+    Born,
+}
+
+impl Cause {
+    /// The name written to `transmissions.csv`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Cause::Initial => "initial",
+            Cause::Contact => "contact",
+            Cause::Spontaneous => "spontaneous",
+            Cause::Born => "born",
+        }
+    }
+}
+
+/// The infector of a contact infection, as the step saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Source {
+    /// Its id.
+    pub id: AgentId,
+    /// Its swarm.
+    pub swarm: Swarm,
+    /// Where it was at the start of the step, px.
+    pub pos: Vec2,
+}
+
+/// A boid was infected (by `source`, or with no infector when `None`).
 #[derive(Event, Clone, Copy, Debug, PartialEq)]
 pub struct Infected {
     /// The infector, if by contact.
-    pub source: Option<AgentId>,
+    pub source: Option<Source>,
     /// The newly infected boid.
     pub target: AgentId,
+    /// Its swarm.
+    pub swarm: Swarm,
+    /// Where it was at the start of the step, px.
+    pub pos: Vec2,
+    /// How.
+    pub cause: Cause,
     /// Simulated time at the end of the step, s.
+    pub time: f64,
+}
+
+/// An infected boid survived `t_death` and recovered.
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Recovered {
+    /// The boid.
+    pub id: AgentId,
+    /// Simulated time, s.
     pub time: f64,
 }
 
@@ -369,6 +421,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_event::<Infected>()
         .add_event::<Cured>()
         .add_event::<Died>()
+        .add_event::<Recovered>()
         .init_resource::<EpidemicStats>()
         .add_observer(|_: Trigger<RunStarted>, mut stats: ResMut<EpidemicStats>| {
             *stats = EpidemicStats::default();
@@ -427,6 +480,7 @@ fn spread_infection(
     mut infected_events: EventWriter<Infected>,
     mut cured_events: EventWriter<Cured>,
     mut died_events: EventWriter<Died>,
+    mut recovered_events: EventWriter<Recovered>,
 ) {
     let s = &*neighbours.snapshot;
     let index = neighbours.index();
@@ -465,8 +519,19 @@ fn spread_infection(
                     None => stats.spontaneous_infections += 1,
                 }
                 infected_events.write(Infected {
-                    source: source.map(|j| AgentId(s.id[j])),
+                    source: source.map(|j| Source {
+                        id: AgentId(s.id[j]),
+                        swarm: s.swarm[j],
+                        pos: s.pos[j],
+                    }),
                     target: id,
+                    swarm: s.swarm[i],
+                    pos: s.pos[i],
+                    cause: if source.is_some() {
+                        Cause::Contact
+                    } else {
+                        Cause::Spontaneous
+                    },
                     time: end,
                 });
             }
@@ -488,6 +553,7 @@ fn spread_infection(
                     immunity: config.epidemic.cure_immunity_level,
                 };
                 stats.recoveries += 1;
+                recovered_events.write(Recovered { id, time: end });
             }
             Transition::Wane => health.disease = Disease::Susceptible,
             Transition::Die => {

@@ -15,9 +15,11 @@ pub mod neighbours;
 pub mod parallel;
 pub mod population;
 pub mod predators;
+pub mod reproduction;
 pub mod rng;
 pub mod space;
 pub mod swarm;
+pub mod transmission;
 
 use bevy::prelude::*;
 
@@ -34,5 +36,6 @@ pub(super) fn plugin(app: &mut App) {
         epidemic::plugin,
         population::plugin,
         predators::plugin,
+        transmission::plugin,
     ));
 }

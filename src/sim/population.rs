@@ -14,7 +14,7 @@ use crate::PopulationSystems;
 use crate::sim::agent::{AgentId, Breeding, Disease, Health, IdCounter, Sex, boid};
 use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{PopulationConfig, SimConfig};
-use crate::sim::epidemic::step_probability;
+use crate::sim::epidemic::{Cause, Infected, step_probability};
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::rng::{Purpose, draw_rng, draw_unit};
@@ -215,6 +215,7 @@ fn breed(
     mut ids: ResMut<IdCounter>,
     mut tally: ResMut<Tally>,
     mut born: EventWriter<Born>,
+    mut infected: EventWriter<Infected>,
     mut commands: Commands,
 ) {
     let s = &*neighbours.snapshot;
@@ -267,6 +268,16 @@ fn breed(
             swarm: n.swarm,
             time: end,
         });
+        if n.infected {
+            infected.write(Infected {
+                source: None,
+                target: id,
+                swarm: n.swarm,
+                pos: n.position,
+                cause: Cause::Born,
+                time: end,
+            });
+        }
     }
 }
 

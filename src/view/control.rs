@@ -11,14 +11,17 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
 use crate::ViewSystems;
-use crate::sim::agent::ResetRequest;
+use crate::sim::agent::{AgentId, ResetRequest};
 use crate::sim::clock::StepMode;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
+use crate::sim::neighbours::Snapshot;
 use crate::sim::rng::mix64;
+use crate::sim::transmission::TransmissionLog;
 use crate::view::camera::CameraView;
 use crate::view::input::Action;
 use crate::view::select::Selected;
+use crate::view::transmissions::entity_of;
 
 /// Speed multipliers offered, slowest first.
 pub const SPEEDS: [f32; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
@@ -133,6 +136,7 @@ fn perform_actions(
     log: Res<MetricsLog>,
     mut view: ResMut<CameraView>,
     mut selected: ResMut<Selected>,
+    spread: (Res<TransmissionLog>, Res<Snapshot>, Query<&AgentId>),
     mut commands: Commands,
 ) {
     let now = real.elapsed_secs_f64();
@@ -215,6 +219,18 @@ fn perform_actions(
             Action::ClearSelection => {
                 selected.0 = None;
                 None
+            }
+            Action::SelectSpreader => {
+                let (log, snapshot, ids) = &spread;
+                let current = selected.0.and_then(|e| ids.get(e).ok()).map(|id| id.0);
+                match log.next_spreader(current) {
+                    Some(id) => {
+                        selected.0 = entity_of(snapshot, id);
+                        let infected = log.open_of(id).map_or(0, |r| log.records[r].secondary);
+                        Some(format!("selected #{id}: it has infected {infected} so far"))
+                    }
+                    None => Some("nobody is infected".to_string()),
+                }
             }
             Action::LoadScenario(path) => Some(match SimConfig::load(Some(path), &[]) {
                 Ok(new) => {

@@ -53,6 +53,8 @@ pub enum Action {
     ToggleFollow,
     /// Clear the selection.
     ClearSelection,
+    /// Select the infected boid that has infected the most (again: the next one).
+    SelectSpreader,
     /// Load a scenario file and restart.
     LoadScenario(PathBuf),
     /// Save the current config to a TOML file.
@@ -91,6 +93,7 @@ pub fn shortcut(key: KeyCode, shift: bool) -> Option<Action> {
         KeyCode::Home => Action::FitWorld,
         KeyCode::KeyF => Action::ToggleFollow,
         KeyCode::Escape => Action::ClearSelection,
+        KeyCode::KeyI => Action::SelectSpreader,
         _ => return None,
     })
 }
@@ -193,6 +196,7 @@ mod tests {
             (KeyCode::Home, Action::FitWorld),
             (KeyCode::KeyF, Action::ToggleFollow),
             (KeyCode::Escape, Action::ClearSelection),
+            (KeyCode::KeyI, Action::SelectSpreader),
         ] {
             assert_eq!(shortcut(key, false), Some(action), "{key:?}");
         }

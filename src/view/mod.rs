@@ -1,5 +1,5 @@
 //! Everything that draws and takes input: the window, camera, boid visuals, overlays, selection,
-//! run controls and the egui panels. The simulation never depends on anything here.
+//! transmission chains, run controls and the egui panels. The simulation never depends on anything here.
 
 pub mod camera;
 pub mod control;
@@ -9,6 +9,7 @@ pub mod params;
 pub mod render;
 pub mod select;
 pub mod timing;
+pub mod transmissions;
 pub mod ui;
 
 use bevy::prelude::*;
@@ -23,13 +24,20 @@ use crate::{SimPlugin, ViewPlugin};
 /// Everything that draws: egui, the camera, boid visuals, overlays, plus [`panels`].
 pub(super) fn plugin(app: &mut App) {
     app.add_plugins((EguiPlugin::default(), DefaultInspectorConfigPlugin))
-        .add_plugins((camera::plugin, render::plugin, overlays::plugin, panels));
+        .add_plugins((
+            camera::plugin,
+            render::plugin,
+            overlays::plugin,
+            transmissions::plugin,
+            panels,
+        ));
 }
 
 /// Input, run controls, selection, parameter edits and the egui panels — what needs no
 /// renderer, so it also runs headless (given an egui context; tests drive the panels so).
 pub(super) fn panels(app: &mut App) {
     app.init_resource::<overlays::Overlays>()
+        .init_resource::<transmissions::TransmissionLines>()
         .init_resource::<camera::CameraView>()
         .add_plugins((
             input::plugin,

@@ -362,6 +362,17 @@ pub const KEYS: &[Key] = &[
             (0.0, 60.0),
         )
     },
+    Key {
+        label: "R_t window",
+        lower: Bound::Open(0.0),
+        slider: (0.5, 60.0),
+        log: true,
+        ..time(
+            "rt_window",
+            "Window of the reproduction numbers R_t and R_c (rt.csv, plots); incidence is counted in fifths of it.",
+            (0.0, 0.0),
+        )
+    },
     choice(
         "steering_model",
         "steering model",

@@ -490,6 +490,8 @@ pub struct SimConfig {
     pub sample_every: f64,
     /// Simulated seconds between rows of every boid in `agents.csv` (0 = no agent output).
     pub agents_every: f64,
+    /// Window of the reproduction numbers R_t and R_c, s (incidence bins are a fifth of it).
+    pub rt_window: f64,
     /// `shiffman`, `hybrid` or `adams`.
     pub steering_model: SteeringModel,
     /// `kdtree`, `grid` or `brute`.
@@ -518,6 +520,7 @@ impl Default for SimConfig {
             duration: 300.0,
             sample_every: 0.5,
             agents_every: 0.0,
+            rt_window: 5.0,
             steering_model: SteeringModel::Shiffman,
             neighbour_index: IndexKind::Kdtree,
             world: WorldConfig::default(),

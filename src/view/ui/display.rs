@@ -1,6 +1,6 @@
 //! Panel section: what the world view shows — overlays (contact radii, FOV cones, velocities,
-//! the spatial index), following the selection, fitting the world, a screenshot, the help,
-//! and the colour legend.
+//! the spatial index, recent transmissions), following the selection, fitting the world, a
+//! screenshot, the help, and the colour legend.
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -13,11 +13,15 @@ use crate::view::camera::CameraView;
 use crate::view::input::Action;
 use crate::view::overlays::Overlays;
 use crate::view::render::{PREDATOR_COLOUR, Tint, boid_colour};
+use crate::view::transmissions::{
+    INFECTEE_COLOUR, INFECTOR_COLOUR, RECENT_COLOUR, TransmissionLines,
+};
 
 /// What the display section edits.
 #[derive(SystemParam)]
 pub(super) struct Display<'w> {
     overlays: ResMut<'w, Overlays>,
+    lines: ResMut<'w, TransmissionLines>,
     view: ResMut<'w, CameraView>,
     config: Res<'w, SimConfig>,
 }
@@ -47,6 +51,15 @@ pub(super) fn show(ui: &mut egui::Ui, d: &mut Display, actions: &mut EventWriter
         ui.checkbox(&mut d.overlays.index, "spatial index");
     });
     ui.horizontal_wrapped(|ui| {
+        ui.checkbox(&mut d.lines.recent, "transmissions of the last");
+        ui.add(
+            egui::DragValue::new(&mut d.lines.seconds)
+                .range(0.5..=600.0)
+                .speed(0.5)
+                .suffix(" s"),
+        );
+    });
+    ui.horizontal_wrapped(|ui| {
         ui.checkbox(&mut d.view.follow, "follow selected (F)");
         if ui.button("Fit world (Home)").clicked() {
             actions.write(Action::FitWorld);
@@ -64,6 +77,9 @@ pub(super) fn show(ui: &mut egui::Ui, d: &mut Display, actions: &mut EventWriter
         }
         swatch(ui, boid_colour(Swarm::Normal, Tint::Infected), "infected");
         swatch(ui, boid_colour(Swarm::Normal, Tint::Recovered), "recovered");
+        swatch(ui, INFECTOR_COLOUR, "chain: infector");
+        swatch(ui, INFECTEE_COLOUR, "chain: infectees");
+        swatch(ui, RECENT_COLOUR, "transmission");
         if d.config.predators.count > 0 {
             swatch(ui, PREDATOR_COLOUR, "predator");
         }

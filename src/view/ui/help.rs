@@ -6,13 +6,17 @@ use bevy_egui::{EguiContexts, egui};
 use crate::view::control::RunControl;
 
 /// Every shortcut and mouse gesture, as the help window lists them.
-pub const SHORTCUTS: [(&str, &str); 14] = [
+pub const SHORTCUTS: [(&str, &str); 15] = [
     ("Space", "pause / resume"),
     ("S", "one step (pauses)"),
     ("R / Shift+R", "reset with the same / a new seed"),
     ("+ / −", "speed ×0.25 … ×8"),
     ("click", "select the nearest boid"),
     ("Esc", "clear the selection"),
+    (
+        "I",
+        "select the infected boid that has infected the most (again: the next)",
+    ),
     ("drag", "pan"),
     ("wheel", "zoom at the cursor"),
     ("F", "follow the selected boid"),

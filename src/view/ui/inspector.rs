@@ -1,6 +1,7 @@
 //! The right panel: the inspector of the selected boid (bevy-inspector-egui, editable through
-//! `Reflect`; an edit takes effect on the next step) with its neighbour counts, and a browser
-//! of every entity and resource. Needs `&mut World`, so it is an exclusive system.
+//! `Reflect`; an edit takes effect on the next step) with its neighbour counts and its place in
+//! the transmission record (who infected it and whom it infected, as links that select those
+//! boids; its generation; how the infection ended), and a browser of every entity and resource. Needs `&mut World`, so it is an exclusive system.
 
 use bevy::ecs::component::Mutable;
 use bevy::prelude::*;
@@ -11,11 +12,14 @@ use bevy_inspector_egui::{bevy_inspector, reflect_inspector};
 use super::RIGHT_WIDTH;
 use crate::sim::agent::{AgentId, Boid, Breeding, Health, Position, Steering, Velocity};
 use crate::sim::config::SimConfig;
+use crate::sim::epidemic::Cause;
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
 use crate::sim::swarm::Swarm;
+use crate::sim::transmission::{Outcome, TransmissionLog};
 use crate::view::camera::CameraView;
 use crate::view::control::RunControl;
 use crate::view::select::Selected;
+use crate::view::transmissions::entity_of;
 
 /// The right panel: inspector of the selected boid and the world browser (needs `&mut World`).
 pub(super) fn inspector_panel(world: &mut World) {
@@ -33,6 +37,7 @@ pub(super) fn inspector_panel(world: &mut World) {
         .resource::<Selected>()
         .0
         .filter(|e| world.get::<Boid>(*e).is_some());
+    let mut pick = None;
     egui::SidePanel::right("inspector")
         .resizable(true)
         .default_width(RIGHT_WIDTH)
@@ -49,6 +54,7 @@ pub(super) fn inspector_panel(world: &mut World) {
                         if let Some(text) = neighbour_summary(world, entity) {
                             ui.label(text);
                         }
+                        pick = transmission_ui(world, entity, ui);
                         let mut view = *world.resource::<CameraView>();
                         if ui.checkbox(&mut view.follow, "follow (F)").changed() {
                             *world.resource_mut::<CameraView>() = view;
@@ -81,6 +87,85 @@ pub(super) fn inspector_panel(world: &mut World) {
                     });
             });
         });
+    if let Some(entity) = pick {
+        world.resource_mut::<Selected>().0 = Some(entity);
+    }
+}
+
+/// A boid id as a link that selects it (plain text if it is gone).
+fn boid_link(ui: &mut egui::Ui, world: &World, id: u64, pick: &mut Option<Entity>) {
+    match entity_of(world.resource::<Snapshot>(), id) {
+        Some(e) => {
+            if ui.link(format!("#{id}")).on_hover_text("select").clicked() {
+                *pick = Some(e);
+            }
+        }
+        None => {
+            ui.weak(format!("#{id} (gone)"));
+        }
+    }
+}
+
+/// The selected boid's latest infection in the transmission record; returns the boid whose
+/// link was clicked.
+fn transmission_ui(world: &World, entity: Entity, ui: &mut egui::Ui) -> Option<Entity> {
+    let id = world.get::<AgentId>(entity)?.0;
+    let log = world.resource::<TransmissionLog>();
+    let mut pick = None;
+    egui::CollapsingHeader::new("Transmission")
+        .default_open(true)
+        .show(ui, |ui| {
+            let Some(r) = log.latest_of(id) else {
+                ui.label("never infected");
+                return;
+            };
+            let t = &log.records[r];
+            ui.label(format!(
+                "infection #{r} at {:.2} s · generation {}",
+                t.time_s, t.generation
+            ));
+            ui.horizontal_wrapped(|ui| {
+                ui.label("infected by:");
+                let none = match (t.infector, t.cause) {
+                    (Some(f), _) => {
+                        boid_link(ui, world, f.id, &mut pick);
+                        return;
+                    }
+                    (None, Cause::Initial) => "nobody (infected at the start)",
+                    (None, Cause::Born) => "nobody (born infected)",
+                    (None, _) => "nobody (spontaneous)",
+                };
+                ui.label(none);
+            });
+            let children: Vec<u64> = log
+                .infected_by(r)
+                .map(|c| log.records[c].infectee)
+                .collect();
+            ui.horizontal_wrapped(|ui| {
+                ui.label(format!("infected {}:", children.len()));
+                for child in children {
+                    boid_link(ui, world, child, &mut pick);
+                }
+            });
+            let Some((time, outcome)) = t.end else {
+                ui.label("still infected");
+                return;
+            };
+            ui.horizontal_wrapped(|ui| {
+                ui.label(format!("{} at {time:.2} s", outcome.key()));
+                match outcome {
+                    Outcome::Cured(doctor) => {
+                        ui.label("by doctor");
+                        boid_link(ui, world, doctor, &mut pick);
+                    }
+                    Outcome::Caught(predator) => {
+                        ui.label(format!("by predator #{predator}"));
+                    }
+                    Outcome::Recovered | Outcome::Died => {}
+                }
+            });
+        });
+    pick
 }
 
 /// An editable view of one of the entity's components (through `Reflect`).

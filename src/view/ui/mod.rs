@@ -61,7 +61,7 @@ fn left_panel(
     mut actions: EventWriter<Action>,
     mut run: controls::Controls,
     counts: counts::Counts,
-    plots: plots::Plots,
+    mut plots: plots::Plots,
     mut parameters: parameters::Parameters,
     mut files: files::Files,
     mut display: display::Display,
@@ -93,7 +93,7 @@ fn left_panel(
                 counts::show(ui, &counts);
                 egui::CollapsingHeader::new("Plots")
                     .default_open(true)
-                    .show(ui, |ui| plots::show(ui, &plots));
+                    .show(ui, |ui| plots::show(ui, &mut plots));
                 egui::CollapsingHeader::new("Parameters")
                     .default_open(false)
                     .show(ui, |ui| parameters::show(ui, &mut parameters));

@@ -1,4 +1,5 @@
-//! Panel section: plots over the whole run — S/I/R/dead, infected per swarm, polarisation and
+//! Panel section: plots over the whole run — S/I/R/dead, the reproduction numbers (Cori R_t
+//! with its 95 % credible interval and R_c, from the transmission record), infected per swarm, polarisation and
 //! cohesion per swarm, and the flock structure per swarm (largest flock, nn_cv, milling,
 //! elongation; docs/model.md §8).
 
@@ -8,8 +9,12 @@ use bevy_egui::egui;
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 
 use super::color32;
+use crate::sim::clock::SimClock;
+use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
+use crate::sim::reproduction::{RtRow, reproduction_series};
 use crate::sim::swarm::Swarm;
+use crate::sim::transmission::TransmissionLog;
 use crate::view::render::{Tint, boid_colour};
 
 /// Height of each plot, logical px.
@@ -19,8 +24,61 @@ const PLOT_POINTS: usize = 1500;
 
 /// What the plots read.
 #[derive(SystemParam)]
-pub(super) struct Plots<'w> {
+pub(super) struct Plots<'w, 's> {
     log: Res<'w, MetricsLog>,
+    transmissions: Res<'w, TransmissionLog>,
+    config: Res<'w, SimConfig>,
+    clock: Res<'w, SimClock>,
+    rt: Local<'s, RtCache>,
+}
+
+/// The reproduction numbers, recomputed when the record, the window or the clock's whole bins
+/// change.
+#[derive(Default)]
+pub(super) struct RtCache {
+    key: (usize, usize, u64, u64),
+    rows: Vec<RtRow>,
+}
+
+impl Plots<'_, '_> {
+    /// The R_t / R_c rows of the run so far.
+    fn rt_rows(&mut self) -> &[RtRow] {
+        let window = self.config.rt_window;
+        let bins = (self.clock.time / (window / 5.0)).floor() as u64;
+        let log = &*self.transmissions;
+        let key = (log.records.len(), log.ended.len(), window.to_bits(), bins);
+        if self.rt.key != key {
+            self.rt.rows = reproduction_series(&log.records, window, self.clock.time);
+            self.rt.key = key;
+        }
+        &self.rt.rows
+    }
+}
+
+/// The R_t plot's lines: posterior mean, its 95 % band, R_c, and R = 1.
+fn rt_lines(rows: &[RtRow]) -> Vec<Line<'static>> {
+    let pick = |f: fn(&RtRow) -> Option<f64>| -> PlotPoints<'static> {
+        PlotPoints::from(
+            rows.iter()
+                .filter_map(|r| f(r).map(|y| [r.time_s, y]))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let blue = egui::Color32::from_rgb(90, 160, 255);
+    let t_end = rows.last().map_or(1.0, |r| r.time_s);
+    vec![
+        Line::new("R_t", pick(|r| r.rt.map(|x| x[0]))).color(blue),
+        Line::new("95 % CrI", pick(|r| r.rt.map(|x| x[1])))
+            .color(blue.gamma_multiply(0.45))
+            .width(1.0),
+        Line::new("95 % CrI", pick(|r| r.rt.map(|x| x[2])))
+            .color(blue.gamma_multiply(0.45))
+            .width(1.0),
+        Line::new("R_c", pick(|r| r.rc)).color(egui::Color32::from_rgb(255, 160, 60)),
+        Line::new("R = 1", PlotPoints::from(vec![[0.0, 1.0], [t_end, 1.0]]))
+            .color(egui::Color32::from_gray(140))
+            .width(1.0),
+    ]
 }
 
 /// One per-swarm measure of a sample (the swarm by index).
@@ -91,7 +149,9 @@ fn per_swarm(samples: &[Sample], f: Measure) -> Vec<Line<'static>> {
 }
 
 /// Draws every plot.
-pub(super) fn show(ui: &mut egui::Ui, p: &Plots) {
+pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
+    let window = p.config.rt_window;
+    let rt = rt_lines(p.rt_rows());
     let s = &p.log.samples;
     let colour = |tint| color32(boid_colour(Swarm::Normal, tint));
     plot(
@@ -109,6 +169,16 @@ pub(super) fn show(ui: &mut egui::Ui, p: &Plots) {
                 .color(egui::Color32::from_gray(90)),
         ],
     );
+    ui.label(
+        egui::RichText::new(format!(
+            "R_t: new infections per unit of current infectiousness over the last {window:.3} s \
+             (Cori; band 95 %) · R_c: mean boids infected by those infected in that window, \
+             once all have ended"
+        ))
+        .small()
+        .weak(),
+    );
+    plot(ui, "rt", "R", rt);
     for (id, label, f) in &PER_SWARM[..BEFORE_STRUCTURE] {
         plot(ui, id, label, per_swarm(s, *f));
     }

@@ -1,0 +1,320 @@
+//! Who infected whom (docs/model.md §8, transmission record): one [`Transmission`] per infection,
+//! with its infector, generation, how it ended and how many boids it infected in turn. Built in
+//! `SimSystems::Record` from the infections, cures, deaths, recoveries and catches the previous
+//! step published (and, on the first step, from the boids infected at the start), so it lags the
+//! world by one step; the final observation of a run brings it up to date.
+
+use bevy::prelude::*;
+
+use crate::SimSystems;
+use crate::sim::agent::RunStarted;
+use crate::sim::clock::SimClock;
+use crate::sim::config::{CatchMode, SimConfig};
+use crate::sim::epidemic::{Cause, Cured, Died, Infected, Recovered};
+use crate::sim::neighbours::Snapshot;
+use crate::sim::predators::Caught;
+use crate::sim::swarm::Swarm;
+
+/// How an infection ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Survived `t_death` and recovered.
+    Recovered,
+    /// Died at `t_death`.
+    Died,
+    /// Cured by this doctor (id).
+    Cured(u64),
+    /// Caught and removed by this predator (id) while infected.
+    Caught(u64),
+}
+
+impl Outcome {
+    /// The name written to `transmissions.csv`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Outcome::Recovered => "recovered",
+            Outcome::Died => "died",
+            Outcome::Cured(_) => "cured",
+            Outcome::Caught(_) => "caught",
+        }
+    }
+
+    /// The doctor or predator that ended it, if any.
+    pub fn by(self) -> Option<u64> {
+        match self {
+            Outcome::Cured(id) | Outcome::Caught(id) => Some(id),
+            Outcome::Recovered | Outcome::Died => None,
+        }
+    }
+}
+
+/// Who infected a boid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Infector {
+    /// Its id.
+    pub id: u64,
+    /// Its swarm when it infected.
+    pub swarm: Swarm,
+    /// Index of its own infection in [`TransmissionLog::records`].
+    pub record: usize,
+    /// Where it was when it infected, px.
+    pub pos: Vec2,
+}
+
+/// One infection.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transmission {
+    /// When it began (end of the step), s.
+    pub time_s: f64,
+    /// By whom (`None`: initial, spontaneous or born infected).
+    pub infector: Option<Infector>,
+    /// The infected boid.
+    pub infectee: u64,
+    /// Its swarm.
+    pub swarm: Swarm,
+    /// Where it was infected, px.
+    pub pos: Vec2,
+    /// 0 for infections with no infector, else the infector's generation + 1.
+    pub generation: u32,
+    /// How it began.
+    pub cause: Cause,
+    /// When and how it ended (`None`: still infected).
+    pub end: Option<(f64, Outcome)>,
+    /// Boids this infection infected.
+    pub secondary: u32,
+}
+
+/// Every infection of the run, in the order they began.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct TransmissionLog {
+    /// The infections; an index here names an infection.
+    pub records: Vec<Transmission>,
+    /// Indices of ended infections, in the order they ended (what `transmissions.csv` streams).
+    pub ended: Vec<usize>,
+    /// By boid id: its open infection + 1 (0: none).
+    open: Vec<u32>,
+    /// By boid id: its latest infection + 1 (0: never infected).
+    latest: Vec<u32>,
+    started: bool,
+}
+
+fn slot(v: &mut Vec<u32>, id: u64) -> &mut u32 {
+    let k = id as usize;
+    if v.len() <= k {
+        v.resize(k + 1, 0);
+    }
+    &mut v[k]
+}
+
+fn lookup(v: &[u32], id: u64) -> Option<usize> {
+    v.get(id as usize)
+        .and_then(|&r| r.checked_sub(1))
+        .map(|r| r as usize)
+}
+
+impl TransmissionLog {
+    /// The infection boid `id` is in now.
+    pub fn open_of(&self, id: u64) -> Option<usize> {
+        lookup(&self.open, id)
+    }
+
+    /// Boid `id`'s latest infection (ongoing or ended).
+    pub fn latest_of(&self, id: u64) -> Option<usize> {
+        lookup(&self.latest, id)
+    }
+
+    /// Infections still going on, in the order they began.
+    pub fn ongoing(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.records.len()).filter(|&r| self.records[r].end.is_none())
+    }
+
+    /// The infections that infection `record` caused, in the order they began.
+    pub fn infected_by(&self, record: usize) -> impl Iterator<Item = usize> + '_ {
+        (record + 1..self.records.len())
+            .filter(move |&r| self.records[r].infector.is_some_and(|f| f.record == record))
+    }
+
+    /// The boid to select after `current` among those infected now, ranked by how many they
+    /// have infected (most first, then lowest id), cycling; `None` if nobody is infected.
+    pub fn next_spreader(&self, current: Option<u64>) -> Option<u64> {
+        let mut ranked: Vec<(u32, u64)> = self
+            .ongoing()
+            .map(|r| (self.records[r].secondary, self.records[r].infectee))
+            .collect();
+        ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let next = current
+            .and_then(|id| ranked.iter().position(|&(_, i)| i == id))
+            .map_or(0, |k| (k + 1) % ranked.len());
+        ranked.get(next).map(|&(_, id)| id)
+    }
+
+    /// Records that `infectee` was infected at `time_s` (by `source`, if by contact) and
+    /// returns the infection's index. An infector with no open infection (never the case
+    /// when every infection is recorded) counts as generation 0.
+    pub fn begin(
+        &mut self,
+        time_s: f64,
+        source: Option<(u64, Swarm, Vec2)>,
+        infectee: u64,
+        swarm: Swarm,
+        pos: Vec2,
+        cause: Cause,
+    ) -> usize {
+        let infector = source.and_then(|(id, swarm, pos)| {
+            self.open_of(id).map(|record| Infector {
+                id,
+                swarm,
+                record,
+                pos,
+            })
+        });
+        let generation = infector.map_or(0, |f| self.records[f.record].generation + 1);
+        if let Some(f) = infector {
+            self.records[f.record].secondary += 1;
+        }
+        let r = self.records.len();
+        self.records.push(Transmission {
+            time_s,
+            infector,
+            infectee,
+            swarm,
+            pos,
+            generation,
+            cause,
+            end: None,
+            secondary: 0,
+        });
+        *slot(&mut self.open, infectee) = r as u32 + 1;
+        *slot(&mut self.latest, infectee) = r as u32 + 1;
+        r
+    }
+
+    /// Records that boid `id`'s infection ended at `time_s`; ignored if it has none open.
+    pub fn end(&mut self, id: u64, time_s: f64, outcome: Outcome) {
+        let Some(r) = self.open_of(id) else { return };
+        self.records[r].end = Some((time_s, outcome));
+        self.open[id as usize] = 0;
+        self.ended.push(r);
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<TransmissionLog>()
+        .add_observer(|_: Trigger<RunStarted>, mut log: ResMut<TransmissionLog>| {
+            *log = TransmissionLog::default();
+        })
+        .add_systems(FixedUpdate, record_transmissions.in_set(SimSystems::Record));
+}
+
+/// Brings the log up to date: the boids infected at the start (first step), then the previous
+/// step's infections before its endings (a boid can infect in the step its infection ends).
+fn record_transmissions(
+    config: Res<SimConfig>,
+    clock: Res<SimClock>,
+    snapshot: Res<Snapshot>,
+    mut log: ResMut<TransmissionLog>,
+    mut infected: EventReader<Infected>,
+    mut recovered: EventReader<Recovered>,
+    mut cured: EventReader<Cured>,
+    mut died: EventReader<Died>,
+    mut caught: EventReader<Caught>,
+) {
+    if !log.started {
+        log.started = true;
+        for i in 0..snapshot.len() {
+            if snapshot.disease[i].is_infected() {
+                let (id, swarm, pos) = (snapshot.id[i], snapshot.swarm[i], snapshot.pos[i]);
+                log.begin(clock.time, None, id, swarm, pos, Cause::Initial);
+            }
+        }
+    }
+    for e in infected.read() {
+        let source = e.source.map(|f| (f.id.0, f.swarm, f.pos));
+        log.begin(e.time, source, e.target.0, e.swarm, e.pos, e.cause);
+    }
+    for e in recovered.read() {
+        log.end(e.id.0, e.time, Outcome::Recovered);
+    }
+    for e in cured.read() {
+        log.end(e.patient.0, e.time, Outcome::Cured(e.doctor.0));
+    }
+    for e in died.read() {
+        log.end(e.id.0, e.time, Outcome::Died);
+    }
+    if config.predators.catch == CatchMode::Remove {
+        for e in caught.read() {
+            log.end(e.prey, e.time, Outcome::Caught(e.predator));
+        }
+    } else {
+        // A respawned boid keeps its infection.
+        caught.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generations_secondaries_and_reinfection_follow_the_chain() {
+        let mut log = TransmissionLog::default();
+        let n = Swarm::Normal;
+        let a = log.begin(0.0, None, 1, n, Vec2::ZERO, Cause::Initial);
+        let b = log.begin(
+            1.0,
+            Some((1, n, Vec2::ZERO)),
+            2,
+            n,
+            Vec2::ZERO,
+            Cause::Contact,
+        );
+        let c = log.begin(
+            2.0,
+            Some((2, n, Vec2::ZERO)),
+            3,
+            n,
+            Vec2::ZERO,
+            Cause::Contact,
+        );
+        let d = log.begin(
+            2.5,
+            Some((1, n, Vec2::ZERO)),
+            4,
+            n,
+            Vec2::ZERO,
+            Cause::Contact,
+        );
+        log.end(1, 3.0, Outcome::Recovered);
+        // Boid 1 again, infected by 3: a new infection of generation 3.
+        let e = log.begin(
+            4.0,
+            Some((3, n, Vec2::ZERO)),
+            1,
+            n,
+            Vec2::ZERO,
+            Cause::Contact,
+        );
+        log.end(2, 5.0, Outcome::Cured(9));
+        let gens: Vec<u32> = log.records.iter().map(|t| t.generation).collect();
+        assert_eq!(gens, [0, 1, 2, 1, 3]);
+        let secondary: Vec<u32> = log.records.iter().map(|t| t.secondary).collect();
+        assert_eq!(secondary, [2, 1, 1, 0, 0]);
+        assert_eq!(log.infected_by(a).collect::<Vec<_>>(), [b, d]);
+        assert_eq!(log.records[e].infector.unwrap().record, c);
+        assert_eq!(log.open_of(1), Some(e));
+        assert_eq!(log.latest_of(2), Some(b));
+        assert_eq!(log.open_of(2), None);
+        assert_eq!(log.ended, [a, b]);
+        assert_eq!(log.ongoing().collect::<Vec<_>>(), [c, d, e]);
+        // Infected now: 3 (1 secondary), 4 and 1 (none): 3 first, then by id, cycling.
+        assert_eq!(log.next_spreader(None), Some(3));
+        assert_eq!(log.next_spreader(Some(3)), Some(1));
+        assert_eq!(log.next_spreader(Some(1)), Some(4));
+        assert_eq!(log.next_spreader(Some(4)), Some(3));
+        assert_eq!(log.next_spreader(Some(99)), Some(3));
+        assert_eq!(log.records[b].end, Some((5.0, Outcome::Cured(9))));
+        // Ending a boid with no open infection changes nothing.
+        log.end(2, 6.0, Outcome::Died);
+        assert_eq!(log.ended.len(), 2);
+    }
+}
