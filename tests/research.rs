@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::bin;
-use pandemic_boids::run::plots::{GRID_PANEL, HEATMAP_PLOT, OVERLAY_PLOT, RUN_PLOT};
+use pandemic_boids::run::plots::{GRID_PANEL, HEATMAP_PLOT, OVERLAY_PLOT, RUN_PLOT, TORNADO_PLOT};
 
 fn pb(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().unwrap()
@@ -294,4 +294,33 @@ fn sharded_sweep_covers_ranges_and_merges_exactly() {
             .join("peak_fraction_vs_epidemic_p_infect_normal.png")
             .is_file()
     );
+    // Two parameters: the sensitivity table, a tornado per output and the heatmap.
+    let table = fs::read_to_string(out.join("sensitivity.csv")).unwrap();
+    let mut lines = table.lines();
+    assert_eq!(
+        lines.next(),
+        Some("output,parameter,n,prcc,p_value,spearman")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(
+        rows.iter()
+            .any(|r| r[0] == "peak_fraction" && r[1] == "epidemic.p_infect_normal")
+    );
+    for r in &rows {
+        // Runs where an output is undefined (no initial case: no R0) are left out of it.
+        let used: usize = r[2].parse().unwrap();
+        assert!(used <= n && (r[0] != "peak_fraction" || used == n), "{r:?}");
+        let prcc: f64 = r[3].parse().unwrap();
+        assert!((-1.0..=1.0).contains(&prcc), "{r:?}");
+    }
+    assert!(
+        out.join("plots")
+            .join("tornado_peak_fraction.png")
+            .is_file()
+    );
+    assert_eq!(
+        png_size(&out.join("plots").join("tornado_peak_fraction.png")),
+        TORNADO_PLOT
+    );
+    assert!(out.join("plots").join("prcc_heatmap.png").is_file());
 }

@@ -11,6 +11,7 @@ pub mod output;
 pub mod plots;
 pub mod replot;
 pub mod results;
+pub mod sensitivity;
 pub mod stats;
 pub mod sweep;
 

@@ -14,8 +14,9 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::jobs::{Job, Outcome, derive_seed, execute};
-use super::plots::plot_sweep;
+use super::plots::{plot_sweep, prcc_heatmap, tornado};
 use super::results::{RunRecord, is_complete, read_run, write_summary_csv};
+use super::sensitivity;
 use crate::sim::config::{SimConfig, table_get};
 use crate::sim::rng::mix64;
 
@@ -452,12 +453,45 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
             dir.display()
         );
     }
-    plot_sweep(
+    let mut written = plot_sweep(
         &dir.join("plots"),
         &extra,
         &records,
         &["peak_fraction", "attack_rate", "eradication_time_s", "r0"],
-    )
+    )?;
+    written.extend(analyse(dir, &dir.join("plots"), &extra, &records)?);
+    Ok(written)
+}
+
+/// With two or more parameters: `sensitivity.csv` in `out` and, in `plots`, a tornado plot
+/// per output and the PRCC heatmap (docs in `sensitivity`).
+pub fn analyse(
+    out: &Path,
+    plots: &Path,
+    params: &[(String, Vec<f64>)],
+    records: &[RunRecord],
+) -> Result<Vec<PathBuf>> {
+    if params.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let t = sensitivity::table(params, records);
+    let path = out.join("sensitivity.csv");
+    sensitivity::write_csv(&path, &t)?;
+    let mut written = vec![path];
+    std::fs::create_dir_all(plots)?;
+    for (output, rows) in &t {
+        let bars: Vec<(String, f64, Option<f64>)> = rows
+            .iter()
+            .filter_map(|(p, c, _)| c.map(|c| (p.clone(), c.r, c.p)))
+            .collect();
+        let path = plots.join(format!("tornado_{output}.png"));
+        tornado(&path, output, &bars)?;
+        written.push(path);
+    }
+    let path = plots.join("prcc_heatmap.png");
+    prcc_heatmap(&path, &t)?;
+    written.push(path);
+    Ok(written)
 }
 
 #[cfg(test)]
