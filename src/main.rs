@@ -10,14 +10,15 @@ use clap::error::ErrorKind;
 
 use pandemic_boids::run::bench::{BenchOptions, write_json};
 use pandemic_boids::run::cli::{
-    BenchArgs, Cli, Command, ExperimentArgs, MergeArgs, PlotArgs, RunArgs, SweepArgs,
+    BenchArgs, Cli, Command, ExperimentArgs, MergeArgs, PlotArgs, RunArgs, SweepArgs, VideoOverlay,
 };
 use pandemic_boids::run::experiment::{ExperimentOptions, expand_scenarios};
-use pandemic_boids::run::headless::{self, RunOptions};
+use pandemic_boids::run::headless::{self, RunOptions, StepObserver};
 use pandemic_boids::run::jobs::Outcome;
 use pandemic_boids::run::sweep::SweepOptions;
-use pandemic_boids::sim::config::{ConfigError, default_scenario};
+use pandemic_boids::sim::config::{ConfigError, SimConfig, default_scenario};
 use pandemic_boids::view;
+use pandemic_boids::view::video::{Recorder, VideoOptions};
 
 /// Exit code for bad usage or configuration.
 const USAGE: u8 = 2;
@@ -224,6 +225,43 @@ fn fail(code: u8, e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// The video recorder `run --video`/`--frames` asks for, as a step observer (an exit code and
+/// the error otherwise).
+fn video(
+    args: &RunArgs,
+    config: &SimConfig,
+) -> Result<Option<Box<dyn StepObserver>>, (u8, anyhow::Error)> {
+    if args.video.is_none() && args.frames.is_none() {
+        return Ok(None);
+    }
+    let opts = VideoOptions {
+        gif: args.video.clone(),
+        frames: args.frames.clone(),
+        fps: args.video_fps,
+        from: args.video_from,
+        to: args.video_to.unwrap_or(config.duration),
+        size: args.video_size,
+        radii: args.video_overlays.contains(&VideoOverlay::Radii),
+        transmissions: args.video_overlays.contains(&VideoOverlay::Transmissions),
+    };
+    opts.validate().map_err(|e| (USAGE, e))?;
+    let recorder = Recorder::new(opts, config.dt).map_err(|e| (1, e))?;
+    Ok(Some(Box::new(Video(recorder))))
+}
+
+/// A video recorder watching a headless run.
+struct Video(Recorder);
+
+impl StepObserver for Video {
+    fn observe(&mut self, world: &bevy::ecs::world::World, time: f64) -> anyhow::Result<()> {
+        self.0.observe(world, time)
+    }
+
+    fn finish(self: Box<Self>) -> String {
+        self.0.finish()
+    }
+}
+
 /// Installs the Ctrl-C handler: the first press asks the run to stop cleanly.
 fn stop_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
@@ -238,6 +276,10 @@ fn run(args: RunArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(USAGE, e),
     };
+    let observer = match video(&args, &config) {
+        Ok(v) => v,
+        Err((code, e)) => return fail(code, e),
+    };
     let stop = stop_flag();
     let opts = RunOptions {
         config,
@@ -245,6 +287,7 @@ fn run(args: RunArgs) -> ExitCode {
         threads: args.threads.map(usize::from),
         progress: !args.quiet,
         stop: Some(stop),
+        observer,
     };
     match headless::run(opts) {
         Ok(report) => {
@@ -261,6 +304,9 @@ fn run(args: RunArgs) -> ExitCode {
                 report.steps as f64 / report.wall_s.max(1e-9),
                 report.out.display()
             );
+            if let Some(video) = &report.observed {
+                eprintln!("video: {video}");
+            }
             if report.completed {
                 ExitCode::SUCCESS
             } else {

@@ -18,6 +18,7 @@ fn run_to(dir: &std::path::Path, config: SimConfig) -> (Vec<u8>, Vec<u8>) {
         threads: None,
         progress: false,
         stop: None,
+        observer: None,
     })
     .unwrap();
     (

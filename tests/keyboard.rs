@@ -1,4 +1,5 @@
-//! Keyboard shortcuts always work while no text field is being edited. The panels run headless
+//! Keyboard shortcuts always work while no text field is being edited, and the panel's
+//! selection and recording controls do what they say. The panels run headless
 //! (bevy_egui with a primary context and no window), key presses go in as the window system
 //! would send them — to Bevy's input and to egui alike — and the panels' state is read back.
 //!
@@ -196,4 +197,44 @@ fn i_selects_the_infected_boid_that_has_infected_the_most() {
         best,
         "selected {id}, ranked first {want}"
     );
+}
+
+#[test]
+fn the_record_toggle_writes_a_gif_of_the_steps_it_saw() {
+    use pandemic_boids::sim::clock::SimClock;
+    use pandemic_boids::view::record::{RECORD_FPS, RecordRequest};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut app = panels();
+    {
+        let mut r = app.world_mut().resource_mut::<RecordRequest>();
+        r.folder = Some(tmp.path().to_path_buf());
+        r.on = true;
+    }
+    app.update();
+    let from = app.world().resource::<SimClock>().time;
+    // Real time drives the fixed steps: run about half a simulated second.
+    while app.world().resource::<SimClock>().time < from + 0.5 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        app.update();
+    }
+    app.world_mut().resource_mut::<RecordRequest>().on = false;
+    app.update();
+    let until = app.world().resource::<SimClock>().time;
+    let r = app.world().resource::<RecordRequest>().clone();
+    let path = r.path.expect("a recording was started");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[..6], b"GIF89a");
+    // One frame per 1/15 s of the simulated time it was on (± the steps at either end).
+    let want = (until - from) * RECORD_FPS;
+    assert!(
+        (r.frames as f64 - want).abs() <= 2.0,
+        "{} frames over {:.3} s",
+        r.frames,
+        until - from
+    );
+    let frames = bytes
+        .windows(3)
+        .filter(|w| w == &[0x21, 0xF9, 0x04])
+        .count();
+    assert_eq!(frames, r.frames);
 }

@@ -255,6 +255,55 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also write an animated GIF of the run, drawn from the simulation (frame-exact; needs no
+    /// display or GPU).
+    #[arg(long, value_name = "FILE.gif")]
+    pub video: Option<PathBuf>,
+    /// Also write every video frame as a numbered PNG (frame-00000.png, …) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub frames: Option<PathBuf>,
+    /// Video frames per simulated second.
+    #[arg(
+        long = "video-fps",
+        value_name = "F",
+        default_value_t = 15.0,
+        allow_negative_numbers = true
+    )]
+    pub video_fps: f64,
+    /// Simulated time of the first video frame, s.
+    #[arg(
+        long = "video-from",
+        value_name = "S",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub video_from: f64,
+    /// Simulated time of the last video frame, s (default: the end of the run).
+    #[arg(long = "video-to", value_name = "S", allow_negative_numbers = true)]
+    pub video_to: Option<f64>,
+    /// Video frame size in pixels.
+    #[arg(long = "video-size", value_name = "WxH", default_value = "640x360", value_parser = parse_size)]
+    pub video_size: (u32, u32),
+    /// Video overlays, comma-separated.
+    #[arg(long = "video-overlays", value_name = "LIST", value_delimiter = ',')]
+    pub video_overlays: Vec<VideoOverlay>,
+}
+
+/// What a video can draw over the world.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoOverlay {
+    /// Every boid's contact radius (smaller while infected).
+    Radii,
+    /// The transmissions of the last 3 s, infector to infectee, fading.
+    Transmissions,
+}
+
+/// Parses `WxH` (e.g. `640x360`).
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{s}` is not WIDTHxHEIGHT, e.g. 640x360");
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let num = |v: &str| v.trim().parse::<u32>().map_err(|_| bad());
+    Ok((num(w)?, num(h)?))
 }
 
 impl ScenarioArgs {

@@ -27,6 +27,15 @@ use crate::sim::reproduction::{
 use crate::sim::swarm::Swarm;
 use crate::sim::transmission::TransmissionLog;
 
+/// Something that watches a run step by step (e.g. a video recorder): it sees the world after
+/// each step, whose snapshot is the state at `time`, and the final state.
+pub trait StepObserver {
+    /// Looks at the world; its snapshot is the state at `time`.
+    fn observe(&mut self, world: &bevy::ecs::world::World, time: f64) -> anyhow::Result<()>;
+    /// The run is over: finish, and say what was written.
+    fn finish(self: Box<Self>) -> String;
+}
+
 /// What a headless run needs.
 pub struct RunOptions {
     /// The resolved configuration (`duration` says how long).
@@ -39,6 +48,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Set to stop early (Ctrl-C).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Watches every step (a video); never changes the run.
+    pub observer: Option<Box<dyn StepObserver>>,
 }
 
 /// How a headless run went.
@@ -54,10 +65,12 @@ pub struct RunReport {
     pub wall_s: f64,
     /// The output folder.
     pub out: PathBuf,
+    /// What the observer wrote, if there was one.
+    pub observed: Option<String>,
 }
 
 /// Runs to `config.duration` (or until stopped) and writes the output folder.
-pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
+pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
     let started = Instant::now();
     let mut folder = RunFolder::create(&opts.out, &opts.config)?;
     let duration = opts.config.duration;
@@ -95,6 +108,10 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
         if agents.take(start) {
             folder.write_agents(start, sim.world().resource::<Snapshot>())?;
         }
+        if let Some(o) = &mut opts.observer {
+            o.observe(sim.world(), start)
+                .map_err(OutputError::Observer)?;
+        }
         let step = sim.clock().step;
         if step.is_multiple_of(64) {
             bar.set_position(step);
@@ -114,6 +131,13 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
     if agents.take_final(end) {
         folder.write_agents(end, sim.world().resource::<Snapshot>())?;
     }
+    let observed = match opts.observer.take() {
+        Some(mut o) => {
+            o.observe(sim.world(), end).map_err(OutputError::Observer)?;
+            Some(o.finish())
+        }
+        None => None,
+    };
     bar.finish_and_clear();
     let report = RunReport {
         completed,
@@ -121,6 +145,7 @@ pub fn run(opts: RunOptions) -> Result<RunReport, OutputError> {
         simulated_s: sim.clock().time,
         wall_s: started.elapsed().as_secs_f64(),
         out: folder.dir().to_path_buf(),
+        observed,
     };
     folder.write_summary(&summary(&sim, completed))?;
     // The plot is a view of files already written: a failure is reported, never fatal.

@@ -93,6 +93,7 @@ pub fn execute(
                             threads: None,
                             progress: false,
                             stop: stop.clone(),
+                            observer: None,
                         };
                         match catch_unwind(AssertUnwindSafe(|| run_one(opts))) {
                             Ok(Ok(r)) if r.completed => Outcome::Ran,

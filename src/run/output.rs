@@ -39,6 +39,9 @@ pub enum OutputError {
         /// The OS error.
         reason: String,
     },
+    /// A step observer (the video) failed; the message names the file and the fix.
+    #[error("{0:#}")]
+    Observer(anyhow::Error),
     /// A file inside it cannot be written.
     #[error("cannot write `{path}`: {reason} (check free space and permissions)")]
     File {

@@ -5,15 +5,14 @@
 //! measure against each parameter. Sizes are fixed constants so tests can check them.
 
 use std::path::Path;
-use std::sync::Once;
 
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 
 use super::results::{RunRecord, Series};
 use super::sensitivity::binned_trend;
 use super::stats::estimate;
+use crate::fonts::ensure_font;
 
 /// Size of a run's S/I/R plot, px.
 pub const RUN_PLOT: (u32, u32) = (900, 500);
@@ -42,18 +41,6 @@ const PALETTE: [RGBColor; 9] = [
     RGBColor(127, 127, 127),
     RGBColor(23, 190, 207),
 ];
-
-fn ensure_font() {
-    static FONT: Once = Once::new();
-    FONT.call_once(|| {
-        // Bundled with egui (via epaint_default_fonts): Ubuntu Light, Ubuntu Font Licence.
-        let _ = plotters::style::register_font(
-            "sans-serif",
-            FontStyle::Normal,
-            epaint_default_fonts::UBUNTU_LIGHT,
-        );
-    });
-}
 
 /// Draws a chart's legend: labels of `font_px` in a white box with a black border.
 fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(

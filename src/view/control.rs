@@ -111,7 +111,7 @@ fn fresh_seed() -> u64 {
     mix64(nanos) >> 1
 }
 
-fn stamp() -> u64 {
+pub(crate) fn stamp() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())

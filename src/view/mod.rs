@@ -6,11 +6,13 @@ pub mod control;
 pub mod input;
 pub mod overlays;
 pub mod params;
+pub mod record;
 pub mod render;
 pub mod select;
 pub mod timing;
 pub mod transmissions;
 pub mod ui;
+pub mod video;
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
@@ -44,6 +46,7 @@ pub(super) fn panels(app: &mut App) {
             select::plugin,
             control::plugin,
             params::plugin,
+            record::plugin,
             timing::plugin,
             ui::plugin,
         ));

@@ -12,6 +12,7 @@ use crate::sim::swarm::Swarm;
 use crate::view::camera::CameraView;
 use crate::view::input::Action;
 use crate::view::overlays::Overlays;
+use crate::view::record::{RECORD_FPS, RecordRequest};
 use crate::view::render::{PREDATOR_COLOUR, Tint, boid_colour};
 use crate::view::transmissions::{
     INFECTEE_COLOUR, INFECTOR_COLOUR, RECENT_COLOUR, TransmissionLines,
@@ -22,6 +23,7 @@ use crate::view::transmissions::{
 pub(super) struct Display<'w> {
     overlays: ResMut<'w, Overlays>,
     lines: ResMut<'w, TransmissionLines>,
+    record: ResMut<'w, RecordRequest>,
     view: ResMut<'w, CameraView>,
     config: Res<'w, SimConfig>,
 }
@@ -66,6 +68,17 @@ pub(super) fn show(ui: &mut egui::Ui, d: &mut Display, actions: &mut EventWriter
         }
         if ui.button("Screenshot (F12)").clicked() {
             actions.write(Action::Screenshot);
+        }
+        ui.checkbox(&mut d.record.on, "record GIF")
+            .on_hover_text(format!(
+                "{RECORD_FPS} frames per simulated second, drawn like `run --video` with the \
+                 overlays on now; saved in the working folder when you untick it"
+            ));
+        if d.record.on {
+            ui.label(
+                egui::RichText::new(format!("● {} frames", d.record.frames))
+                    .color(egui::Color32::from_rgb(230, 60, 60)),
+            );
         }
         if ui.button("Keys (H)").clicked() {
             actions.write(Action::ToggleHelp);
