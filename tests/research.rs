@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::bin;
-use pandemic_boids::run::plots::{GRID_PANEL, HEATMAP_PLOT, OVERLAY_PLOT, RUN_PLOT, TORNADO_PLOT};
+use pandemic_boids::run::plots::{
+    GRID_PANEL, HEATMAP_PLOT, OVERLAY_PLOT, RUN_PLOT, SCATTER_PLOT, TORNADO_PLOT,
+};
 
 fn pb(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().unwrap()
@@ -323,4 +325,33 @@ fn sharded_sweep_covers_ranges_and_merges_exactly() {
         TORNADO_PLOT
     );
     assert!(out.join("plots").join("prcc_heatmap.png").is_file());
+}
+
+#[test]
+fn a_one_parameter_sweep_gets_trend_plots_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = scenario(tmp.path(), "base", "");
+    let out = tmp.path().join("sweep");
+    let o = pb(&[
+        "sweep",
+        "--base",
+        base.to_str().unwrap(),
+        "--param",
+        "epidemic.p_infect_normal=0.1..0.9",
+        "--samples",
+        "6",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = pb(&["merge", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plot = out
+        .join("plots")
+        .join("peak_fraction_vs_epidemic_p_infect_normal.png");
+    assert_eq!(png_size(&plot), SCATTER_PLOT);
+    // With one parameter its PRCC would be its Spearman correlation: no table, no tornado.
+    assert!(!out.join("sensitivity.csv").exists());
+    assert!(!out.join("plots").join("prcc_heatmap.png").exists());
 }
