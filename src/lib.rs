@@ -9,6 +9,7 @@
 // Tests build configs by changing a few fields of the defaults.
 #![cfg_attr(test, allow(clippy::field_reassign_with_default))]
 
+#[cfg(not(target_arch = "wasm32"))]
 pub mod fonts;
 pub mod run;
 pub mod sim;

@@ -1,18 +1,30 @@
 //! Running the simulation without a window: the [`Simulation`] driver (a headless Bevy app
 //! stepped one fixed step at a time), the `run` command's output folder, and the CLI types.
-//! Nothing here draws.
+//! Nothing here draws. A browser build has the driver only (it checks a link's run).
 
+#[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod experiment;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod headless;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod jobs;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod output;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod plots;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod replot;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod results;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod sensitivity;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod stats;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod sweep;
 
 use std::time::Duration;

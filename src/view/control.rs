@@ -5,7 +5,6 @@
 //! the fixed schedule once. `perform_actions` runs in `ViewSystems::Control`.
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
@@ -20,6 +19,7 @@ use crate::sim::rng::mix64;
 use crate::sim::transmission::TransmissionLog;
 use crate::view::camera::CameraView;
 use crate::view::input::Action;
+use crate::view::link::CurrentScenario;
 use crate::view::select::Selected;
 use crate::view::transmissions::entity_of;
 
@@ -88,33 +88,80 @@ pub fn next_speed(current: f32, up: bool) -> f32 {
 
 /// Writes samples as `metrics.csv` does.
 pub fn write_samples_csv(path: &Path, samples: &[Sample]) -> std::io::Result<()> {
+    write_text(path, &samples_csv(samples))
+}
+
+/// The samples as a `metrics.csv` text.
+pub fn samples_csv(samples: &[Sample]) -> String {
     let mut text = Sample::csv_header();
     text.push('\n');
     for s in samples {
         text.push_str(&s.csv_row());
         text.push('\n');
     }
+    text
+}
+
+/// Writes a text file; in a browser, downloads it under the file's name instead.
+fn write_text(path: &Path, text: &str) -> std::io::Result<()> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let name = path
+            .file_name()
+            .map_or("download".into(), |n| n.to_string_lossy());
+        crate::view::web::download(&name, text).map_err(std::io::Error::other)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
     std::fs::write(path, text)
+}
+
+/// A scenario file (in a browser: a built-in scenario, by the same relative name).
+fn load_scenario(path: &Path) -> Result<SimConfig, crate::sim::config::ConfigError> {
+    #[cfg(target_arch = "wasm32")]
+    return crate::sim::config::shipped::load_shipped(&scenario_name(path), &[]);
+    #[cfg(not(target_arch = "wasm32"))]
+    SimConfig::load(Some(path), &[])
+}
+
+/// The name a link uses for a scenario file: relative to the shipped folder without `.toml`
+/// (`matrix/B2_D2`), else its stem.
+pub fn scenario_name(path: &Path) -> String {
+    let root = crate::sim::config::scenarios_dir();
+    let rel = path.strip_prefix(&root).unwrap_or(path).with_extension("");
+    if path.starts_with(&root) || path.is_relative() {
+        rel.to_string_lossy().replace('\\', "/")
+    } else {
+        path.file_stem()
+            .map_or("default".into(), |s| s.to_string_lossy().into_owned())
+    }
+}
+
+/// Seconds since 1970 (the browser's clock in a browser).
+fn unix_seconds() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now() / 1000.0
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// Saves the config so that `pandemic-boids run --scenario PATH` reproduces it.
 pub fn save_config(path: &Path, config: &SimConfig) -> std::io::Result<()> {
     let header = "# Saved from the pandemic-boids panel; run it with\n# pandemic-boids run --scenario <this file> --out <folder>\n\n";
-    std::fs::write(path, format!("{header}{}", config.to_toml()))
+    write_text(path, &format!("{header}{}", config.to_toml()))
 }
 
 fn fresh_seed() -> u64 {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let nanos = (unix_seconds() * 1e9) as u64;
     // Seeds must fit a TOML integer.
     mix64(nanos) >> 1
 }
 
 pub(crate) fn stamp() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    unix_seconds() as u64
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -137,6 +184,7 @@ fn perform_actions(
     mut view: ResMut<CameraView>,
     mut selected: ResMut<Selected>,
     spread: (Res<TransmissionLog>, Res<Snapshot>, Query<&AgentId>),
+    mut current: ResMut<CurrentScenario>,
     mut commands: Commands,
 ) {
     let now = real.elapsed_secs_f64();
@@ -232,9 +280,10 @@ fn perform_actions(
                     None => Some("nobody is infected".to_string()),
                 }
             }
-            Action::LoadScenario(path) => Some(match SimConfig::load(Some(path), &[]) {
+            Action::LoadScenario(path) => Some(match load_scenario(path) {
                 Ok(new) => {
                     *config = new;
+                    current.0 = scenario_name(path);
                     reset.pending = true;
                     reset.seed = None;
                     if virtual_time.is_paused() {

@@ -8,12 +8,19 @@ use std::path::PathBuf;
 
 use bevy::prelude::*;
 
+#[cfg(not(target_arch = "wasm32"))]
 use crate::sim::clock::{SimClock, stepping};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::sim::config::SimConfig;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::view::control::{RunControl, stamp};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::view::overlays::Overlays;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::view::transmissions::TransmissionLines;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::view::video::{Recorder, VideoOptions};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::{SimSystems, ViewSystems};
 
 /// Frames per simulated second of a recording.
@@ -34,13 +41,16 @@ pub struct RecordRequest {
     pub folder: Option<PathBuf>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The recording in progress (not `Send`: it owns the GIF encoder).
 #[derive(Default)]
 struct Recording(Option<Recorder>);
 
+/// Recording needs files: a browser build has the request (the panel hides the toggle) only.
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<RecordRequest>()
-        .insert_non_send_resource(Recording::default())
+    app.init_resource::<RecordRequest>();
+    #[cfg(not(target_arch = "wasm32"))]
+    app.insert_non_send_resource(Recording::default())
         .add_systems(Update, start_or_stop.in_set(ViewSystems::Control))
         .add_systems(
             FixedUpdate,
@@ -51,6 +61,7 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The options of a recording starting at `from` with the view's overlays.
 fn options(
     config: &SimConfig,
@@ -73,6 +84,7 @@ fn options(
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn start_or_stop(world: &mut World) {
     let wanted = world.resource::<RecordRequest>().on;
     let active = world.non_send_resource::<Recording>().0.is_some();
@@ -119,6 +131,7 @@ fn start_or_stop(world: &mut World) {
 }
 
 /// Draws the step's state if a frame is due.
+#[cfg(not(target_arch = "wasm32"))]
 fn capture(world: &mut World) {
     let Some(mut recording) = world.remove_non_send_resource::<Recording>() else {
         return;

@@ -4,7 +4,9 @@
 //! window's budget is measured: with 20 000 boids the simulation must leave room for drawing
 //! inside a 60 Hz frame.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use bevy::platform::time::Instant;
 
 use bevy::prelude::*;
 

@@ -6,6 +6,7 @@
 
 pub mod keys;
 mod overrides;
+pub mod shipped;
 mod validate;
 
 use std::path::{Path, PathBuf};

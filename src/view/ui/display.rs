@@ -69,11 +69,13 @@ pub(super) fn show(ui: &mut egui::Ui, d: &mut Display, actions: &mut EventWriter
         if ui.button("Screenshot (F12)").clicked() {
             actions.write(Action::Screenshot);
         }
-        ui.checkbox(&mut d.record.on, "record GIF")
-            .on_hover_text(format!(
-                "{RECORD_FPS} frames per simulated second, drawn like `run --video` with the \
+        if cfg!(not(target_arch = "wasm32")) {
+            ui.checkbox(&mut d.record.on, "record GIF")
+                .on_hover_text(format!(
+                    "{RECORD_FPS} frames per simulated second, drawn like `run --video` with the \
                  overlays on now; saved in the working folder when you untick it"
-            ));
+                ));
+        }
         if d.record.on {
             ui.label(
                 egui::RichText::new(format!("● {} frames", d.record.frames))

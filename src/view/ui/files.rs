@@ -1,5 +1,6 @@
 //! Panel section: scenario and files — load any shipped scenario (sub-folders included), save
-//! the current config as a scenario file, export the metrics so far.
+//! the current config as a scenario file, export the metrics so far (in a browser these two
+//! download the file), and, in a browser, copy the link that reproduces the run.
 
 use std::path::{Path, PathBuf};
 
@@ -7,8 +8,9 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use crate::sim::config::scenarios_dir;
+use crate::sim::config::{SimConfig, scenarios_dir};
 use crate::view::input::Action;
+use crate::view::link::{CurrentScenario, link_for, link_query};
 
 /// Panel state of the files section.
 #[derive(Resource, Debug)]
@@ -25,9 +27,22 @@ impl Default for FilesState {
     fn default() -> Self {
         Self {
             save_path: "my-scenario.toml".into(),
-            scenarios: scenario_files(&scenarios_dir()),
+            scenarios: shipped_files(),
             chosen: 0,
         }
+    }
+}
+
+/// The scenarios the panel offers: the files of `assets/scenarios`; in a browser, the built-in
+/// copies by the same relative names.
+fn shipped_files() -> Vec<PathBuf> {
+    if cfg!(target_arch = "wasm32") {
+        crate::sim::config::shipped::SHIPPED
+            .iter()
+            .map(|(name, _)| PathBuf::from(format!("{name}.toml")))
+            .collect()
+    } else {
+        scenario_files(&scenarios_dir())
     }
 }
 
@@ -52,6 +67,8 @@ pub fn scenario_files(dir: &Path) -> Vec<PathBuf> {
 #[derive(SystemParam)]
 pub(super) struct Files<'w> {
     state: ResMut<'w, FilesState>,
+    config: Res<'w, SimConfig>,
+    current: Res<'w, CurrentScenario>,
 }
 
 /// Draws the files section.
@@ -97,4 +114,27 @@ pub(super) fn show(ui: &mut egui::Ui, f: &mut Files, actions: &mut EventWriter<A
     if ui.button("Export metrics CSV (E)").clicked() {
         actions.write(Action::ExportCsv);
     }
+    let query = link_query(&link_for(&f.current.0, &f.config));
+    if cfg!(target_arch = "wasm32") {
+        ui.horizontal(|ui| {
+            if ui
+                .button("Copy link")
+                .on_hover_text(
+                    "the address of this page with the scenario, seed and changed parameters",
+                )
+                .clicked()
+            {
+                ui.ctx().copy_text(format!("{}{query}", page_address()));
+            }
+            ui.label(egui::RichText::new(&f.current.0).weak());
+        });
+    }
+}
+
+/// The page's address without its query (empty outside a browser).
+fn page_address() -> String {
+    #[cfg(target_arch = "wasm32")]
+    return crate::view::web::page_address();
+    #[cfg(not(target_arch = "wasm32"))]
+    String::new()
 }

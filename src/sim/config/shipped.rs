@@ -1,0 +1,210 @@
+//! The shipped scenarios built into the binary (`assets/scenarios`, sub-folders included), so
+//! a build without the asset folder — the browser build — offers every preset; and the keys in
+//! which one config differs from another, as `--set` overrides (what a shareable link carries).
+
+use super::SimConfig;
+
+/// Every shipped scenario: its name (`predators`, `matrix/B2_D2`) and its text.
+pub const SHIPPED: [(&str, &str); 24] = [
+    (
+        "adams",
+        include_str!("../../../assets/scenarios/adams.toml"),
+    ),
+    ("city", include_str!("../../../assets/scenarios/city.toml")),
+    (
+        "crowd",
+        include_str!("../../../assets/scenarios/crowd.toml"),
+    ),
+    (
+        "default",
+        include_str!("../../../assets/scenarios/default.toml"),
+    ),
+    (
+        "hybrid",
+        include_str!("../../../assets/scenarios/hybrid.toml"),
+    ),
+    (
+        "predators",
+        include_str!("../../../assets/scenarios/predators.toml"),
+    ),
+    (
+        "pygame",
+        include_str!("../../../assets/scenarios/pygame.toml"),
+    ),
+    ("sir", include_str!("../../../assets/scenarios/sir.toml")),
+    ("sird", include_str!("../../../assets/scenarios/sird.toml")),
+    ("sirs", include_str!("../../../assets/scenarios/sirs.toml")),
+    (
+        "matrix/B1_D1",
+        include_str!("../../../assets/scenarios/matrix/B1_D1.toml"),
+    ),
+    (
+        "matrix/B1_D2",
+        include_str!("../../../assets/scenarios/matrix/B1_D2.toml"),
+    ),
+    (
+        "matrix/B1_D3",
+        include_str!("../../../assets/scenarios/matrix/B1_D3.toml"),
+    ),
+    (
+        "matrix/B2_D1",
+        include_str!("../../../assets/scenarios/matrix/B2_D1.toml"),
+    ),
+    (
+        "matrix/B2_D2",
+        include_str!("../../../assets/scenarios/matrix/B2_D2.toml"),
+    ),
+    (
+        "matrix/B2_D3",
+        include_str!("../../../assets/scenarios/matrix/B2_D3.toml"),
+    ),
+    (
+        "matrix/B3_D1",
+        include_str!("../../../assets/scenarios/matrix/B3_D1.toml"),
+    ),
+    (
+        "matrix/B3_D2",
+        include_str!("../../../assets/scenarios/matrix/B3_D2.toml"),
+    ),
+    (
+        "matrix/B3_D3",
+        include_str!("../../../assets/scenarios/matrix/B3_D3.toml"),
+    ),
+    (
+        "regimes/A_cohesive",
+        include_str!("../../../assets/scenarios/regimes/A_cohesive.toml"),
+    ),
+    (
+        "regimes/B_transient",
+        include_str!("../../../assets/scenarios/regimes/B_transient.toml"),
+    ),
+    (
+        "regimes/C_lattice",
+        include_str!("../../../assets/scenarios/regimes/C_lattice.toml"),
+    ),
+    (
+        "regimes/D_disorder",
+        include_str!("../../../assets/scenarios/regimes/D_disorder.toml"),
+    ),
+    (
+        "regimes/E_tight",
+        include_str!("../../../assets/scenarios/regimes/E_tight.toml"),
+    ),
+];
+
+/// A shipped scenario's text by name.
+pub fn shipped(name: &str) -> Option<&'static str> {
+    SHIPPED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
+/// A shipped scenario by name, with `sets` applied (the same rules as `--set`).
+pub fn load_shipped(name: &str, sets: &[String]) -> Result<SimConfig, super::ConfigError> {
+    let text = shipped(name).ok_or_else(|| super::ConfigError::Read {
+        path: format!("{name}.toml"),
+        reason: format!(
+            "no shipped scenario `{name}`; one of {}",
+            SHIPPED.map(|s| s.0).join(", ")
+        ),
+    })?;
+    SimConfig::from_toml_str(text, &format!("{name}.toml"), sets)
+}
+
+/// The dotted keys whose values differ between `base` and `now`, as `key=value` overrides
+/// that turn `base` into `now` (in key order).
+pub fn changed_sets(base: &SimConfig, now: &SimConfig) -> Vec<String> {
+    fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, toml::Value)>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    flatten(&key, v, out);
+                }
+            }
+            other => out.push((prefix.to_string(), other.clone())),
+        }
+    }
+    let table = |c: &SimConfig| {
+        let mut out = Vec::new();
+        let value: toml::Value =
+            toml::from_str(&c.to_toml()).unwrap_or(toml::Value::Boolean(false));
+        flatten("", &value, &mut out);
+        out
+    };
+    let before = table(base);
+    let mut sets: Vec<String> = table(now)
+        .into_iter()
+        .filter(|(k, v)| !before.iter().any(|(bk, bv)| bk == k && bv == v))
+        // The seed travels on its own.
+        .filter(|(k, _)| k != "seed")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    sets.sort();
+    sets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_under_assets_scenarios_is_built_in_and_loads() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenarios");
+        let mut on_disk = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            let files: Vec<_> = if p.is_dir() {
+                std::fs::read_dir(&p)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .collect()
+            } else {
+                vec![p]
+            };
+            for f in files
+                .into_iter()
+                .filter(|f| f.extension().is_some_and(|x| x == "toml"))
+            {
+                let rel = f.strip_prefix(&dir).unwrap().with_extension("");
+                on_disk.push(rel.to_string_lossy().into_owned());
+            }
+        }
+        on_disk.sort();
+        let mut built_in: Vec<String> = SHIPPED.iter().map(|s| s.0.to_string()).collect();
+        built_in.sort();
+        assert_eq!(built_in, on_disk, "add the new scenario to SHIPPED");
+        for (name, _) in SHIPPED {
+            load_shipped(name, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert!(
+            load_shipped("nope", &[])
+                .unwrap_err()
+                .to_string()
+                .contains("predators")
+        );
+    }
+
+    #[test]
+    fn changed_sets_turn_one_config_into_the_other() {
+        let base = load_shipped("predators", &[]).unwrap();
+        let mut now = base.clone();
+        now.swarms.normal.count = 500;
+        now.epidemic.p_infect_normal = 0.25;
+        now.seed = 99;
+        let sets = changed_sets(&base, &now);
+        assert_eq!(
+            sets,
+            ["epidemic.p_infect_normal=0.25", "swarms.normal.count=500"]
+        );
+        let mut back = load_shipped("predators", &sets).unwrap();
+        back.seed = 99;
+        assert_eq!(back, now);
+        assert!(changed_sets(&base, &base).is_empty());
+    }
+}

@@ -1,0 +1,179 @@
+//! Shareable runs: a page address's query — `?scenario=predators&seed=7&set=swarms.normal.count=500`
+//! (`set` repeatable) — and back. Pure functions, so the desktop tests check what the browser
+//! build parses and writes.
+
+use crate::sim::config::SimConfig;
+use crate::sim::config::shipped::{changed_sets, load_shipped};
+
+/// The shipped scenario the running config started from (`default`, `matrix/B2_D2`): what a
+/// "copy link" names.
+#[derive(bevy::prelude::Resource, Clone, Debug, PartialEq)]
+pub struct CurrentScenario(pub String);
+
+impl Default for CurrentScenario {
+    fn default() -> Self {
+        Self("default".into())
+    }
+}
+
+/// What a link names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Link {
+    /// Shipped scenario name (`default` when absent).
+    pub scenario: String,
+    /// Seed, if given.
+    pub seed: Option<u64>,
+    /// `key=value` overrides, in order.
+    pub sets: Vec<String>,
+    /// Put the metrics into the page once the run reaches this many simulated seconds (for
+    /// checking a browser run against the command line).
+    pub export: Option<f64>,
+}
+
+/// Decodes `%XX` escapes and `+` (a space).
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        match bytes[k] {
+            b'+' => out.push(b' '),
+            b'%' if k + 2 < bytes.len() => match u8::from_str_radix(&s[k + 1..k + 3], 16) {
+                Ok(b) => {
+                    out.push(b);
+                    k += 2;
+                }
+                Err(_) => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        k += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Escapes what a query value cannot hold as is (keeps `.`, `=`, `-`, `_` readable).
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'-' | b'_' | b'=' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Parses a query (with or without the leading `?`); unknown parameters are an error that
+/// names them.
+pub fn parse_query(query: &str) -> Result<Link, String> {
+    let mut link = Link {
+        scenario: "default".into(),
+        ..Link::default()
+    };
+    for pair in query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = decode(value);
+        match key {
+            "scenario" => link.scenario = value.trim_end_matches(".toml").to_string(),
+            "seed" => {
+                link.seed = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("seed `{value}` is not a whole number ≥ 0"))?,
+                )
+            }
+            "set" => link.sets.push(value),
+            "export" => {
+                link.export = Some(value.parse().map_err(|_| {
+                    format!("export `{value}` is not a number of simulated seconds")
+                })?)
+            }
+            other => {
+                return Err(format!(
+                    "unknown link parameter `{other}`; use scenario, seed and set"
+                ));
+            }
+        }
+    }
+    Ok(link)
+}
+
+/// The query of `link`: `?scenario=…&seed=…&set=…`.
+pub fn link_query(link: &Link) -> String {
+    let mut parts = vec![format!("scenario={}", encode(&link.scenario))];
+    if let Some(seed) = link.seed {
+        parts.push(format!("seed={seed}"));
+    }
+    parts.extend(link.sets.iter().map(|s| format!("set={}", encode(s))));
+    format!("?{}", parts.join("&"))
+}
+
+/// The config a link names (the scenario, its overrides, the seed).
+pub fn resolve(link: &Link) -> Result<SimConfig, String> {
+    let mut config = load_shipped(&link.scenario, &link.sets).map_err(|e| e.to_string())?;
+    if let Some(seed) = link.seed {
+        config.seed = seed;
+    }
+    Ok(config)
+}
+
+/// The link that reproduces `config`, which started from shipped scenario `scenario`.
+pub fn link_for(scenario: &str, config: &SimConfig) -> Link {
+    let sets = load_shipped(scenario, &[])
+        .map(|base| changed_sets(&base, config))
+        .unwrap_or_default();
+    Link {
+        scenario: scenario.to_string(),
+        seed: Some(config.seed),
+        sets,
+        export: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_round_trips_to_the_same_config() {
+        let link = parse_query("?scenario=predators&seed=7&set=swarms.normal.count=500").unwrap();
+        assert_eq!(link.scenario, "predators");
+        assert_eq!(link.seed, Some(7));
+        assert_eq!(link.sets, ["swarms.normal.count=500"]);
+        let config = resolve(&link).unwrap();
+        assert_eq!((config.seed, config.swarms.normal.count), (7, 500));
+        let again = link_for("predators", &config);
+        assert_eq!(again, link);
+        assert_eq!(parse_query(&link_query(&again)).unwrap(), link);
+        // Sub-folder scenarios, escapes and strings.
+        let mut c = resolve(&parse_query("scenario=matrix/B2_D2").unwrap()).unwrap();
+        c.doctors.behavior = crate::sim::config::DoctorBehavior::SeekCentroid;
+        let q = link_query(&link_for("matrix/B2_D2", &c));
+        assert!(q.contains("doctors.behavior=%22seek_centroid%22"), "{q}");
+        assert_eq!(resolve(&parse_query(&q).unwrap()).unwrap(), c);
+    }
+
+    #[test]
+    fn bad_links_say_what_is_wrong() {
+        assert!(parse_query("?seed=x").unwrap_err().contains("seed"));
+        assert!(parse_query("?colour=red").unwrap_err().contains("colour"));
+        assert!(
+            resolve(&parse_query("?scenario=nope").unwrap())
+                .unwrap_err()
+                .contains("nope")
+        );
+        assert!(
+            resolve(&parse_query("?set=swarms.normal.cuont=5").unwrap())
+                .unwrap_err()
+                .contains("cuont")
+        );
+        assert_eq!(parse_query("").unwrap().scenario, "default");
+        assert_eq!(parse_query("?export=10").unwrap().export, Some(10.0));
+        assert!(parse_query("?export=soon").unwrap_err().contains("export"));
+    }
+}
