@@ -9,17 +9,12 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 
 #[cfg(not(target_arch = "wasm32"))]
-use crate::sim::clock::{SimClock, stepping};
+use crate::sim::{clock::SimClock, clock::stepping, config::SimConfig};
 #[cfg(not(target_arch = "wasm32"))]
-use crate::sim::config::SimConfig;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::view::control::{RunControl, stamp};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::view::overlays::Overlays;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::view::transmissions::TransmissionLines;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::view::video::{Recorder, VideoOptions};
+use crate::view::{
+    control::RunControl, control::stamp, overlays::Overlays, transmissions::TransmissionLines,
+    video::Recorder, video::VideoOptions,
+};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::{SimSystems, ViewSystems};
 
