@@ -246,7 +246,7 @@ pub fn recruit_population(config: &SimConfig, rng: &mut impl Rng) -> Vec<Recruit
             out.push(Recruit {
                 swarm,
                 position: config.space().confine(position, Vec2::ZERO).0,
-                velocity: Vec2::from_angle(heading) * speed,
+                velocity: crate::sim::math::from_angle(heading) * speed,
                 infected,
                 sex,
             });

@@ -111,7 +111,7 @@ pub fn step_probability(p_per_s: f64, dt: f64) -> f64 {
     } else if p_per_s <= 0.0 || dt <= 0.0 {
         0.0
     } else {
-        1.0 - (1.0 - p_per_s).powf(dt)
+        1.0 - libm::pow(1.0 - p_per_s, dt)
     }
 }
 

@@ -77,7 +77,7 @@ impl Rules {
             sep2: p.separation_radius * p.separation_radius,
             ali2: p.alignment_radius * p.alignment_radius,
             coh2: p.cohesion_radius * p.cohesion_radius,
-            cos_fov: (p.fov < FULL_FOV).then(|| p.fov.cos()),
+            cos_fov: (p.fov < FULL_FOV).then(|| libm::cosf(p.fov)),
             query_radius: p.query_radius(),
             query2: p.query_radius() * p.query_radius(),
         }
@@ -366,7 +366,7 @@ pub fn noise_force(noise: f32, dt: f32, angle_unit: f64) -> Vec2 {
     if noise <= 0.0 || dt <= 0.0 {
         return Vec2::ZERO;
     }
-    Vec2::from_angle(angle_unit as f32 * TAU) * (noise / dt.sqrt())
+    crate::sim::math::from_angle(angle_unit as f32 * TAU) * (noise / dt.sqrt())
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -743,7 +743,7 @@ mod tests {
                         entity: Entity::from_raw(i),
                         id: i as u64,
                         pos: p,
-                        vel: Vec2::from_angle(rng.random::<f32>() * TAU) * 120.0,
+                        vel: crate::sim::math::from_angle(rng.random::<f32>() * TAU) * 120.0,
                         swarm: Swarm::ALL[i as usize % 3],
                         disease: Disease::Susceptible,
                     }

@@ -7,6 +7,14 @@ use bevy::prelude::*;
 /// Below this length a vector has no direction (docs/model.md §4 `unit`).
 pub const UNIT_EPSILON: f32 = 1e-6;
 
+/// The unit vector at `angle` radians. Every sine, cosine, power and exponential the
+/// simulation takes goes through the pure-Rust `libm`, which rounds the same on every target,
+/// so a browser build (wasm) follows exactly the desktop's trajectories.
+#[inline]
+pub fn from_angle(angle: f32) -> Vec2 {
+    Vec2::new(libm::cosf(angle), libm::sinf(angle))
+}
+
 /// `truncate(x, m) = x · min(1, m/|x|)`.
 #[inline]
 pub fn truncate(x: Vec2, max: f32) -> Vec2 {

@@ -581,7 +581,7 @@ fn record_metrics(
         let elapsed = now - t0;
         if elapsed > 0.0 {
             let rate = (infected as f64 - i0 as f64) / elapsed;
-            let alpha = 1.0 - (-elapsed / GROWTH_TIME_CONSTANT).exp();
+            let alpha = 1.0 - libm::exp(-elapsed / GROWTH_TIME_CONSTANT);
             log.growth_rate += alpha * (rate - log.growth_rate);
         }
     }
@@ -713,7 +713,7 @@ mod tests {
     fn ring(c: Vec2, r: f32, n: usize, vel: impl Fn(Vec2) -> Vec2) -> Vec<(Vec2, Vec2)> {
         (0..n)
             .map(|k| {
-                let dir = Vec2::from_angle(k as f32 / n as f32 * std::f32::consts::TAU);
+                let dir = crate::sim::math::from_angle(k as f32 / n as f32 * std::f32::consts::TAU);
                 let p = Space::torus(1000.0, 1000.0)
                     .confine(c + dir * r, Vec2::ZERO)
                     .0;

@@ -169,7 +169,7 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                         parents: (i, j),
                         swarm,
                         position: midpoint,
-                        velocity: Vec2::from_angle(heading) * speed,
+                        velocity: crate::sim::math::from_angle(heading) * speed,
                         infected,
                         sex,
                     });

@@ -146,7 +146,7 @@ pub fn edge_respawn(space: &Space, speed: f32, rng: &mut impl Rng) -> (Vec2, Vec
     };
     (
         space.confine(p, Vec2::ZERO).0,
-        Vec2::from_angle(spread).rotate(inward) * speed,
+        crate::sim::math::from_angle(spread).rotate(inward) * speed,
     )
 }
 
@@ -183,7 +183,7 @@ fn spawn_predators(
             Name::new(format!("Predator #{id}")),
             Predator { id, ..default() },
             Position(config.space().confine(pos, Vec2::ZERO).0),
-            Velocity(Vec2::from_angle(heading) * p.speed),
+            Velocity(crate::sim::math::from_angle(heading) * p.speed),
         ));
     }
 }

@@ -116,17 +116,17 @@ impl Space {
             for p in points {
                 let ax = (p.x / self.width * TAU) as f64;
                 let ay = (p.y / self.height * TAU) as f64;
-                cx += ax.cos();
-                sx += ax.sin();
-                cy += ay.cos();
-                sy += ay.sin();
+                cx += libm::cos(ax);
+                sx += libm::sin(ax);
+                cy += libm::cos(ay);
+                sy += libm::sin(ay);
                 n += 1;
             }
             if n == 0 {
                 return None;
             }
             let to_coord = |s: f64, c: f64, l: f32| {
-                let angle = s.atan2(c).rem_euclid(std::f64::consts::TAU);
+                let angle = libm::atan2(s, c).rem_euclid(std::f64::consts::TAU);
                 wrap_coord((angle / std::f64::consts::TAU * l as f64) as f32, l)
             };
             Some(Vec2::new(

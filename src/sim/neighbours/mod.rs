@@ -378,7 +378,7 @@ mod tests {
                 entity: Entity::from_raw(i as u32 * 3 + 1),
                 id: (n - i) as u64,
                 pos: p,
-                vel: Vec2::from_angle(rng.random::<f32>() * 6.3) * 100.0,
+                vel: crate::sim::math::from_angle(rng.random::<f32>() * 6.3) * 100.0,
                 swarm: Swarm::ALL[i % 3],
                 disease: Disease::Susceptible,
             });
