@@ -16,7 +16,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::results::RunRecord;
-use crate::sim::reproduction::ln_gamma;
+use crate::sim::reproduction::{ln_gamma, quantile};
 
 /// The outputs analysed, when the runs define them.
 pub const OUTPUTS: [&str; 6] = [
@@ -231,11 +231,7 @@ pub fn binned_trend(pts: &[(f64, f64)], bins: usize) -> Vec<(f64, f64, f64, f64)
     if sorted.len() < 3 {
         return Vec::new();
     }
-    let q = |v: &[f64], p: f64| {
-        let pos = p * (v.len() - 1) as f64;
-        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-    };
+    let q = quantile;
     (0..bins)
         .map(|b| {
             let chunk = &sorted[b * sorted.len() / bins..(b + 1) * sorted.len() / bins];

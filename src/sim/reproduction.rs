@@ -48,6 +48,13 @@ pub struct Spread {
     pub p95: f64,
 }
 
+/// The `p` quantile of ascending, non-empty `sorted`, interpolating linearly between ranks.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    let pos = p * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
 /// The [`Spread`] of `xs` (`None` when empty).
 pub fn spread(mut xs: Vec<f64>) -> Option<Spread> {
     if xs.is_empty() {
@@ -63,11 +70,7 @@ pub fn spread(mut xs: Vec<f64>) -> Option<Spread> {
     };
     // Every quantity here is non-negative: the interval is clipped at 0.
     let half = 1.96 * sd / (n as f64).sqrt();
-    let q = |p: f64| {
-        let pos = p * (n - 1) as f64;
-        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-        xs[lo] + (xs[hi] - xs[lo]) * (pos - lo as f64)
-    };
+    let q = |p: f64| quantile(&xs, p);
     Some(Spread {
         n,
         mean,

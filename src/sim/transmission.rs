@@ -134,6 +134,18 @@ impl TransmissionLog {
             .filter(move |&r| self.records[r].infector.is_some_and(|f| f.record == record))
     }
 
+    /// Contact infections that began at most `span` seconds before `now`, newest first, as
+    /// (infector's position, infectee's position, age in s; the age of an infection recorded at
+    /// the end of the current step is slightly negative).
+    pub fn recent(&self, now: f64, span: f64) -> impl Iterator<Item = (Vec2, Vec2, f64)> + '_ {
+        self.records
+            .iter()
+            .rev()
+            .map(move |t| (t, now - t.time_s))
+            .take_while(move |(_, age)| *age <= span)
+            .filter_map(|(t, age)| t.infector.map(|f| (f.pos, t.pos, age)))
+    }
+
     /// The boid to select after `current` among those infected now, ranked by how many they
     /// have infected (most first, then lowest id), cycling; `None` if nobody is infected.
     pub fn next_spreader(&self, current: Option<u64>) -> Option<u64> {

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 
 use crate::ViewSystems;
 
-use crate::sim::agent::{Boid, Health, Position, Velocity};
+use crate::sim::agent::{Boid, Disease, Health, Position, Velocity};
 use crate::sim::predators::Predator;
 use crate::sim::swarm::Swarm;
 
@@ -45,9 +45,14 @@ pub enum Tint {
 impl Tint {
     /// The tint of a health state.
     pub fn of(health: &Health) -> Self {
-        if health.disease.is_infected() {
+        Self::of_disease(health.disease)
+    }
+
+    /// The tint of a disease state.
+    pub fn of_disease(disease: Disease) -> Self {
+        if disease.is_infected() {
             Tint::Infected
-        } else if health.disease.is_recovered() {
+        } else if disease.is_recovered() {
             Tint::Recovered
         } else {
             Tint::Healthy

@@ -124,18 +124,13 @@ fn draw_recent(
     }
     let space = config.space();
     let span = lines.seconds as f64;
-    for t in log.records.iter().rev() {
-        let age = clock.time - t.time_s;
-        if age > span {
-            break;
-        }
-        let Some(f) = t.infector else { continue };
+    for (from, to, age) in log.recent(clock.time, span) {
         let alpha = (1.0 - age / span).clamp(0.05, 1.0) as f32;
         line(
             &mut gizmos,
             &space,
-            f.pos,
-            t.pos,
+            from,
+            to,
             RECENT_COLOUR.with_alpha(alpha),
         );
     }

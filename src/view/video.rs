@@ -150,13 +150,7 @@ impl Scene {
         let boids = (0..s.len())
             .map(|i| {
                 let d = s.disease[i];
-                let tint = if d.is_infected() {
-                    Tint::Infected
-                } else if d.is_recovered() {
-                    Tint::Recovered
-                } else {
-                    Tint::Healthy
-                };
+                let tint = Tint::of_disease(d);
                 let radius = e.contact_radius(s.swarm[i], d.is_infected());
                 (
                     s.pos[i],
@@ -176,25 +170,19 @@ impl Scene {
         let mut lines = Vec::new();
         if transmissions {
             let log = world.resource::<TransmissionLog>();
-            for t in log.records.iter().rev() {
-                let age = time - t.time_s;
-                if age > TRANSMISSION_SECONDS {
-                    break;
-                }
-                if let Some(f) = t.infector.filter(|_| age >= 0.0) {
-                    let to = f.pos + s.space.displacement(f.pos, t.pos);
-                    lines.push((f.pos, to, 1.0 - age / TRANSMISSION_SECONDS));
+            for (from, at, age) in log.recent(time, TRANSMISSION_SECONDS) {
+                if age >= 0.0 {
+                    let to = from + s.space.displacement(from, at);
+                    lines.push((from, to, 1.0 - age / TRANSMISSION_SECONDS));
                 }
             }
         }
         let (mut sus, mut inf, mut rec) = (0, 0, 0);
         for d in &s.disease {
-            if d.is_infected() {
-                inf += 1;
-            } else if d.is_recovered() {
-                rec += 1;
-            } else {
-                sus += 1;
+            match Tint::of_disease(*d) {
+                Tint::Infected => inf += 1,
+                Tint::Recovered => rec += 1,
+                Tint::Healthy => sus += 1,
             }
         }
         let dead: u64 = world.resource::<Tally>().dead.iter().sum();
