@@ -186,7 +186,7 @@ fn broken_scenario_names_file_key_and_allowed_values() {
             "steering_model = \"boids\"\n",
             vec!["steering_model", "shiffman"],
         ),
-        ("seed = \"x\"\n", vec!["seed", "invalid type"]),
+        ("seed = \"x\"\n", vec!["seed", "`x` is not a whole number"]),
         ("[world\n", vec!["bad.toml", "not valid TOML"]),
     ] {
         fs::write(&f, text).unwrap();

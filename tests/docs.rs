@@ -1,9 +1,9 @@
-//! Documents generated from the code stay current: `docs/configuration.md` is the key table of
-//! `src/sim/config/keys.rs` written out. Regenerate with `UPDATE_DOCS=1 cargo test --test docs`.
+//! Documents generated from the code stay current: `docs/configuration.md` is the config's keys
+//! (their fields' docs and specs) written out. Regenerate with `UPDATE_DOCS=1 cargo test --test docs`.
 
 use std::path::PathBuf;
 
-use pandemic_boids::sim::config::keys::reference_markdown;
+use pandemic_boids::sim::config::reference_markdown;
 
 #[test]
 fn the_configuration_reference_is_generated_from_the_key_table() {

@@ -8,7 +8,7 @@ mod common;
 use bevy::prelude::*;
 use common::{boids, scenarios};
 use pandemic_boids::run::Simulation;
-use pandemic_boids::sim::config::{DoctorBehavior, SimConfig};
+use pandemic_boids::sim::config::{DoctorBehavior, SimConfig, Value};
 use pandemic_boids::sim::swarm::Swarm;
 use pandemic_boids::view::control::save_config;
 use pandemic_boids::view::params::{ConfigEdited, EditError, apply_config_edits};
@@ -22,7 +22,7 @@ fn with_panel_edits(config: SimConfig) -> Simulation {
     sim
 }
 
-fn edit(sim: &mut Simulation, key: &str, value: toml::Value) {
+fn edit(sim: &mut Simulation, key: &str, value: Value) {
     sim.world_mut().send_event(ConfigEdited {
         key: key.into(),
         value,
@@ -36,17 +36,17 @@ fn panel_edits_reach_the_simulation() {
     edit(
         &mut sim,
         "swarms.normal.max_speed",
-        toml::Value::Float(90.0),
+        Value::Float(90.0),
     );
     edit(
         &mut sim,
         "swarms.normal.min_speed",
-        toml::Value::Float(40.0),
+        Value::Float(40.0),
     );
     edit(
         &mut sim,
         "doctors.behavior",
-        toml::Value::String("seek_centroid".into()),
+        Value::Name("seek_centroid".into()),
     );
     sim.step();
     let c = sim.config().clone();
@@ -64,7 +64,7 @@ fn panel_edits_reach_the_simulation() {
         }
     }
     // The fixed step follows an edited dt.
-    edit(&mut sim, "dt", toml::Value::Float(0.02));
+    edit(&mut sim, "dt", Value::Float(0.02));
     sim.step();
     sim.step();
     let fixed = sim
@@ -82,7 +82,7 @@ fn invalid_panel_edits_are_refused_with_a_reason() {
     edit(
         &mut sim,
         "swarms.normal.min_speed",
-        toml::Value::Float(500.0),
+        Value::Float(500.0),
     );
     sim.step();
     assert_eq!(sim.config().swarms.normal.min_speed, 54.0);

@@ -24,7 +24,7 @@ pub const TARGET_NEIGHBOURS: f32 = 20.0;
 pub const FLOCKING_NEIGHBOURS: f32 = 20.0;
 
 /// What the benchmark simulates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, bevy::reflect::Reflect)]
 #[serde(rename_all = "snake_case")]
 pub enum Workload {
     /// Three swarms, predators, the epidemic with cures and seeking doctors: every module.

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::run::bench::Workload;
 use crate::run::sweep::Param;
 use crate::sim::config::{ConfigError, IndexKind, SimConfig};
+use crate::sim::names;
 
 /// pandemic-boids: a pandemic spreading through flocking boid swarms.
 ///
@@ -192,24 +193,25 @@ pub struct BenchArgs {
 }
 
 fn parse_workload(s: &str) -> Result<Workload, String> {
-    match s.trim() {
-        "pandemic" => Ok(Workload::Pandemic),
-        "flocking" => Ok(Workload::Flocking),
-        other => Err(format!(
-            "unknown workload `{other}`; allowed: pandemic, flocking"
-        )),
-    }
+    parse_name(s, "workload")
 }
 
 fn parse_backend(s: &str) -> Result<IndexKind, String> {
-    match s.trim() {
-        "kdtree" => Ok(IndexKind::Kdtree),
-        "grid" => Ok(IndexKind::Grid),
-        "brute" => Ok(IndexKind::Brute),
-        other => Err(format!(
-            "unknown backend `{other}`; allowed: kdtree, grid, brute"
-        )),
-    }
+    parse_name(s, "backend")
+}
+
+/// One of an enum's names (`kdtree`, `grid`, `brute`), or what is allowed.
+fn parse_name<T: bevy::reflect::Typed + bevy::reflect::FromReflect>(
+    s: &str,
+    what: &str,
+) -> Result<T, String> {
+    names::parse::<T>(s).ok_or_else(|| {
+        format!(
+            "unknown {what} `{}`; allowed: {}",
+            s.trim(),
+            names::one_of(names::names::<T>())
+        )
+    })
 }
 
 /// Which scenario, and changes to it.

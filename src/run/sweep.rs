@@ -17,7 +17,8 @@ use super::jobs::{Job, Outcome, derive_seed, execute};
 use super::plots::{plot_sweep, prcc_heatmap, tornado};
 use super::results::{RunRecord, is_complete, read_run, write_summary_csv};
 use super::sensitivity;
-use crate::sim::config::{SimConfig, table_get};
+use crate::sim::config::keys::{self, Kind};
+use crate::sim::config::{SimConfig, Value};
 use crate::sim::rng::mix64;
 
 /// One swept key and its range.
@@ -202,7 +203,25 @@ pub fn read_manifest(dir: &Path) -> Result<(Vec<String>, Vec<(u64, Vec<f64>)>)> 
     Ok((header[2..].to_vec(), rows))
 }
 
-/// A sample's config: the base with each swept key set (integers rounded).
+/// The value of `key` a run uses when the design asks for `v`: whole-number keys rounded,
+/// `f32` keys at `f32` precision.
+fn value_for(key: &str, v: f64) -> Value {
+    match keys::find(key).map(|k| k.kind) {
+        Some(Kind::Int) => Value::Int(v.round() as i64),
+        _ => Value::Float(v),
+    }
+}
+
+/// `v` as the run of `key` uses and prints it (`0.7` for an `f32` key, `303` for a count), or
+/// as sampled when the base does not accept it (the sample then fails with the reason).
+fn as_run(base: &SimConfig, key: &str, v: f64) -> String {
+    base.with_edit(key, value_for(key, v), "--param")
+        .ok()
+        .and_then(|c| c.get(key).ok())
+        .map_or_else(|| v.to_string(), |x| x.to_string())
+}
+
+/// A sample's config: the base with each swept key set.
 fn sample_config(
     base: &SimConfig,
     keys: &[String],
@@ -210,17 +229,10 @@ fn sample_config(
     seed: u64,
     duration: Option<f64>,
 ) -> Result<SimConfig, String> {
-    let table = base.to_table();
     let mut config = base.clone();
     for (key, v) in keys.iter().zip(values) {
-        let is_int = table_get(&table, key).is_some_and(|x| x.is_integer());
-        let value = if is_int {
-            toml::Value::Integer(v.round() as i64)
-        } else {
-            toml::Value::Float(*v)
-        };
         config = config
-            .with_edit(key, value, "--param")
+            .with_edit(key, value_for(key, *v), "--param")
             .map_err(|e| e.to_string())?;
     }
     config.seed = seed;
@@ -244,10 +256,7 @@ pub fn run(opts: &SweepOptions) -> Result<SweepReport> {
     let base = SimConfig::load(Some(&opts.base), &opts.sets)?;
     // Check every key before running anything.
     for p in &opts.params {
-        base.with_edit(&p.key, toml::Value::Float(p.lo), "--param")
-            .or_else(|_| {
-                base.with_edit(&p.key, toml::Value::Integer(p.lo.round() as i64), "--param")
-            })
+        base.with_edit(&p.key, value_for(&p.key, p.lo), "--param")
             .map_err(|e| anyhow!("{e}"))?;
     }
     std::fs::create_dir_all(&opts.out).map_err(|e| {
@@ -257,12 +266,17 @@ pub fn run(opts: &SweepOptions) -> Result<SweepReport> {
         )
     })?;
     let unit = latin_hypercube(opts.samples, opts.params.len(), opts.seed);
+    // The design in the values the runs use (whole numbers rounded, f32 keys at f32
+    // precision), so the manifest, the summaries and the rank correlations see what was run.
     let values: Vec<Vec<f64>> = unit
         .iter()
         .map(|row| {
             row.iter()
                 .zip(&opts.params)
-                .map(|(u, p)| p.at(*u))
+                .map(|(u, p)| {
+                    let text = as_run(&base, &p.key, p.at(*u));
+                    text.parse().unwrap_or(f64::NAN)
+                })
                 .collect()
         })
         .collect();

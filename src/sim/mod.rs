@@ -11,6 +11,7 @@ pub mod flocking;
 pub mod math;
 pub mod metrics;
 pub mod movement;
+pub mod names;
 pub mod neighbours;
 pub mod parallel;
 pub mod population;

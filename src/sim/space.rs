@@ -17,19 +17,6 @@ pub enum Boundary {
     Bounce,
 }
 
-impl Boundary {
-    /// Every value as written in a scenario file, in declaration order.
-    pub const NAMES: &'static [&'static str] = &["wrap", "bounce"];
-
-    /// This value as written in a scenario file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Boundary::Wrap => "wrap",
-            Boundary::Bounce => "bounce",
-        }
-    }
-}
-
 /// The world rectangle and its boundary mode.
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
 pub struct Space {

@@ -35,13 +35,9 @@ impl Swarm {
     /// Every swarm, in column order.
     pub const ALL: [Swarm; 3] = [Swarm::Normal, Swarm::Doctor, Swarm::Antivax];
 
-    /// Lower-case name used in config keys and CSV columns.
+    /// Lower-case name used in config keys and CSV columns (as serde writes it).
     pub fn key(self) -> &'static str {
-        match self {
-            Swarm::Normal => "normal",
-            Swarm::Doctor => "doctor",
-            Swarm::Antivax => "antivax",
-        }
+        crate::sim::names::name_of(&self)
     }
 
     /// Position in [`Swarm::ALL`].

@@ -154,8 +154,11 @@ mod tests {
         let mut c = resolve(&parse_query("scenario=matrix/B2_D2").unwrap()).unwrap();
         c.doctors.behavior = crate::sim::config::DoctorBehavior::SeekCentroid;
         let q = link_query(&link_for("matrix/B2_D2", &c));
-        assert!(q.contains("doctors.behavior=%22seek_centroid%22"), "{q}");
+        assert!(q.contains("set=doctors.behavior=seek_centroid"), "{q}");
         assert_eq!(resolve(&parse_query(&q).unwrap()).unwrap(), c);
+        // Links written by earlier versions quoted names; they still open.
+        let old = "scenario=matrix/B2_D2&set=doctors.behavior=%22seek_centroid%22";
+        assert_eq!(resolve(&parse_query(old).unwrap()).unwrap().doctors.behavior, c.doctors.behavior);
     }
 
     #[test]

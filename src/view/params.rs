@@ -1,14 +1,14 @@
-//! Live parameter editing, without egui: the panel reads the config as a TOML table (so every
-//! config key — including ones added later — gets a widget, described by the config's key
-//! table) and sends [`ConfigEdited`] events; `apply_config_edits` validates each edit exactly
-//! like a scenario file and writes `SimConfig`, which the simulation reads on its next step.
-//! Runs in `ViewSystems::Control`.
+//! Live parameter editing, without egui: the panel lists the config's keys (walked from its
+//! type, so every key — including ones added later — gets a widget, described by its field)
+//! and sends [`ConfigEdited`] events; `apply_config_edits` validates each edit exactly like a
+//! scenario file and writes `SimConfig`, which the simulation reads on its next step. Runs in
+//! `ViewSystems::Control`.
 
 use bevy::prelude::*;
 
 use crate::ViewSystems;
 
-use crate::sim::config::SimConfig;
+use crate::sim::config::{SimConfig, Value};
 
 /// The user changed one config key (dotted, as in a scenario file).
 #[derive(Event, Clone, Debug, PartialEq)]
@@ -16,7 +16,7 @@ pub struct ConfigEdited {
     /// Dotted key, e.g. `swarms.normal.max_speed`.
     pub key: String,
     /// New value.
-    pub value: toml::Value,
+    pub value: Value,
 }
 
 /// The last rejected edit, shown in the panel.
@@ -36,30 +36,6 @@ pub const GROUPS: &[(&str, &str)] = &[
     ("Population", "population"),
     ("Predators", "predators"),
 ];
-
-/// The scalar keys directly under `path` in the config table, in file order.
-pub fn keys_of<'a>(table: &'a toml::Table, path: &str) -> Vec<(String, &'a toml::Value)> {
-    let mut node = table;
-    if !path.is_empty() {
-        for part in path.split('.') {
-            match node.get(part).and_then(|v| v.as_table()) {
-                Some(t) => node = t,
-                None => return Vec::new(),
-            }
-        }
-    }
-    node.iter()
-        .filter(|(_, v)| !v.is_table())
-        .map(|(k, v)| {
-            let key = if path.is_empty() {
-                k.clone()
-            } else {
-                format!("{path}.{k}")
-            };
-            (key, v)
-        })
-        .collect()
-}
 
 pub(super) fn plugin(app: &mut App) {
     app.add_event::<ConfigEdited>()

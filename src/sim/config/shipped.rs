@@ -113,37 +113,15 @@ pub fn load_shipped(name: &str, sets: &[String]) -> Result<SimConfig, super::Con
 }
 
 /// The dotted keys whose values differ between `base` and `now`, as `key=value` overrides
-/// that turn `base` into `now` (in key order).
+/// that turn `base` into `now` (sorted; the seed travels on its own).
 pub fn changed_sets(base: &SimConfig, now: &SimConfig) -> Vec<String> {
-    fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, toml::Value)>) {
-        match v {
-            toml::Value::Table(t) => {
-                for (k, v) in t {
-                    let key = if prefix.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    flatten(&key, v, out);
-                }
-            }
-            other => out.push((prefix.to_string(), other.clone())),
-        }
-    }
-    let table = |c: &SimConfig| {
-        let mut out = Vec::new();
-        let value: toml::Value =
-            toml::from_str(&c.to_toml()).unwrap_or(toml::Value::Boolean(false));
-        flatten("", &value, &mut out);
-        out
-    };
-    let before = table(base);
-    let mut sets: Vec<String> = table(now)
-        .into_iter()
-        .filter(|(k, v)| !before.iter().any(|(bk, bv)| bk == k && bv == v))
-        // The seed travels on its own.
-        .filter(|(k, _)| k != "seed")
-        .map(|(k, v)| format!("{k}={v}"))
+    let mut sets: Vec<String> = super::keys::all()
+        .iter()
+        .filter(|k| k.key != "seed")
+        .filter_map(|k| {
+            let after = now.get(&k.key).ok()?;
+            (base.get(&k.key).ok()? != after).then(|| format!("{}={after}", k.key))
+        })
         .collect();
     sets.sort();
     sets

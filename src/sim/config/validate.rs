@@ -1,24 +1,58 @@
-//! Validation: every value of a config is checked against its key's description in
-//! [`KEYS`](super::keys::KEYS) — its range, a sibling it may not exceed, the half-world limit
-//! on radii — and the first problem is reported as one line naming the origin, the key and what
-//! is allowed. Types and choices are checked earlier, by deserialisation. No systems live here.
+//! Validation: every key's value is checked against what its field's [`Spec`](super::Spec)
+//! allows — its range, a sibling it may not exceed, the half-world limit on radii — and the
+//! first problem is reported as one line naming the origin, the key and what is allowed. Types
+//! and choices are checked earlier, when a value is read or set. No systems live here.
 
-use super::keys::{Bound, KEYS, Key, Kind};
-use super::{ConfigError, SimConfig, table_get};
+use super::keys::{self, Key, Kind};
+use super::spec::Bound;
+use super::{ConfigError, SimConfig};
 
 impl SimConfig {
     /// Checks every value against its allowed range (first problem found).
     pub fn validate(&self, origin: &str) -> Result<(), ConfigError> {
-        let fail = |key: &str, message: String| ConfigError::Key {
+        match self.first_problem(None) {
+            Some((key, message)) => Err(ConfigError::Key {
+                origin: origin.to_string(),
+                key,
+                message,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Validates a config in which `edited` was just changed: a problem is always reported on
+    /// the edited key — its own range first, then any other key it pushes out of range (e.g. a
+    /// `max_speed` below `min_speed`), said as such.
+    pub fn validate_edit(&self, edited: &str, origin: &str) -> Result<(), ConfigError> {
+        let fail = |message: String| ConfigError::Key {
             origin: origin.to_string(),
-            key: key.to_string(),
+            key: edited.to_string(),
             message,
         };
+        if let Some(k) = keys::find(edited)
+            && let Some(message) = problem(k, self)
+        {
+            return Err(fail(message));
+        }
+        match self.first_problem(Some(edited)) {
+            Some((other, message)) => {
+                let value = self.get(edited).map(|v| v.to_string()).unwrap_or_default();
+                Err(fail(format!(
+                    "{value} is not allowed while `{other}` is {}: `{other}` {message}",
+                    self.get(&other).map(|v| v.to_string()).unwrap_or_default(),
+                )))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The first key (other than `skip`) whose value is not allowed, and why.
+    fn first_problem(&self, skip: Option<&str>) -> Option<(String, String)> {
         // The seed is the one 64-bit unsigned value: beyond a TOML integer the config cannot
-        // even be written as a table.
+        // even be written to a file.
         if self.seed > i64::MAX as u64 {
-            return Err(fail(
-                "seed",
+            return Some((
+                "seed".into(),
                 format!(
                     "{} is out of range; allowed: 0 ..= {} (fits a TOML integer)",
                     self.seed,
@@ -26,33 +60,23 @@ impl SimConfig {
                 ),
             ));
         }
-        let table = self.to_table();
-        for k in KEYS {
-            for key in k.concrete() {
-                if let Some(value) = table_get(&table, &key)
-                    && let Some(message) = problem(k, &key, value, self)
-                {
-                    return Err(fail(&key, message));
-                }
-            }
-        }
-        Ok(())
+        keys::all()
+            .iter()
+            .filter(|k| Some(k.key.as_str()) != skip)
+            .find_map(|k| problem(k, self).map(|m| (k.key.clone(), m)))
     }
 }
 
-/// What is wrong with the `value` of the concrete `key` described by `k`, if anything.
-fn problem(k: &Key, key: &str, value: &toml::Value, config: &SimConfig) -> Option<String> {
-    let x = match k.kind {
-        Kind::Float => value
-            .as_float()
-            .or_else(|| value.as_integer().map(|i| i as f64))?,
-        Kind::Int => value.as_integer()? as f64,
-        // Booleans and choices were checked when the file was read.
-        Kind::Bool | Kind::Choice(_) => return None,
-    };
-    let upper = k.upper_bound(key, config);
-    let allowed = || k.allowed(k.lower, upper);
-    if k.infinite_ok {
+/// What is wrong with key `k`'s value in `config`, if anything.
+fn problem(k: &Key, config: &SimConfig) -> Option<String> {
+    if matches!(k.kind, Kind::Bool | Kind::Choice(_)) {
+        // Flags and choices were checked when they were read or set.
+        return None;
+    }
+    let x = config.get(&k.key).ok()?.as_f64()?;
+    let upper = k.upper_bound(config);
+    let allowed = || k.allowed(k.spec.lower, upper);
+    if k.spec.infinite_ok {
         // A duration that may be `inf` (never) but must be positive and not NaN.
         return (x.is_nan() || x <= 0.0)
             .then(|| format!("{x} is out of range; allowed: {}", allowed()));
@@ -63,7 +87,7 @@ fn problem(k: &Key, key: &str, value: &toml::Value, config: &SimConfig) -> Optio
             allowed()
         ));
     }
-    let above = match k.lower {
+    let above = match k.spec.lower {
         Bound::Open(b) => x > b,
         Bound::Closed(b) => x >= b,
     };
@@ -71,12 +95,13 @@ fn problem(k: &Key, key: &str, value: &toml::Value, config: &SimConfig) -> Optio
         Bound::Open(b) => x < b,
         Bound::Closed(b) => x <= b,
     };
-    (!(above && below)).then(|| format!("{x} is out of range; allowed: {}", allowed()))
+    let shown = config.get(&k.key).map(|v| v.to_string()).unwrap_or_default();
+    (!(above && below)).then(|| format!("{shown} is out of range; allowed: {}", allowed()))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::key_error;
+    use super::super::load::tests::key_error;
     use super::super::*;
 
     #[test]
@@ -111,39 +136,42 @@ mod tests {
     }
 
     #[test]
-    fn edits_apply_one_key_and_are_validated() {
+    fn edits_apply_one_key_and_are_validated_on_that_key() {
         let c = SimConfig::default();
         let e = c
-            .with_edit(
-                "swarms.doctor.max_speed",
-                toml::Value::Float(200.0),
-                "panel",
-            )
+            .with_edit("swarms.doctor.max_speed", Value::Float(200.0), "panel")
             .unwrap();
         assert_eq!(e.swarms.doctor.max_speed, 200.0);
         assert_eq!(e.swarms.normal.max_speed, 180.0);
         let e = c
             .with_edit(
                 "doctors.behavior",
-                toml::Value::String("seek_centroid".into()),
+                Value::Name("seek_centroid".into()),
                 "panel",
             )
             .unwrap();
         assert_eq!(e.doctors.behavior, DoctorBehavior::SeekCentroid);
         let err = c
-            .with_edit(
-                "swarms.normal.min_speed",
-                toml::Value::Float(500.0),
-                "panel",
-            )
-            .unwrap_err();
+            .with_edit("swarms.normal.min_speed", Value::Float(300.0), "panel")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "panel: `swarms.normal.min_speed`: 300 is out of range; allowed: ≥ 0 and ≤ 180, \
+             px/s (at most max_speed)"
+        );
+        // Lowering max_speed below min_speed is blamed on the edit, not on min_speed.
+        let err = c
+            .with_edit("swarms.normal.max_speed", Value::Float(50.0), "panel")
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.to_string()
-                .starts_with("panel: `swarms.normal.min_speed`"),
+            err.starts_with("panel: `swarms.normal.max_speed`: 50 is not allowed while \
+                 `swarms.normal.min_speed` is 54"),
             "{err}"
         );
         assert!(
-            c.with_edit("swarms.normal.nope", toml::Value::Float(1.0), "panel")
+            c.with_edit("swarms.normal.nope", Value::Float(1.0), "panel")
                 .is_err()
         );
     }
