@@ -11,7 +11,8 @@ use std::process::Command;
 
 use pandemic_boids::sim::config::{IndexKind, SimConfig};
 use pandemic_boids::sim::epidemic::{Cause, EpidemicStats};
-use pandemic_boids::sim::reproduction::{first_generation_r0, spread, well_mixed_r0};
+use pandemic_boids::sim::reproduction::{first_generation_r0, well_mixed_r0};
+use pandemic_boids::sim::stats::spread;
 use pandemic_boids::sim::swarm::Swarm;
 use pandemic_boids::sim::transmission::{Outcome, Transmission, TransmissionLog};
 

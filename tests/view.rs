@@ -33,16 +33,8 @@ fn edit(sim: &mut Simulation, key: &str, value: Value) {
 fn panel_edits_reach_the_simulation() {
     let mut sim = with_panel_edits(SimConfig::default());
     sim.run_until(2.0);
-    edit(
-        &mut sim,
-        "swarms.normal.max_speed",
-        Value::Float(90.0),
-    );
-    edit(
-        &mut sim,
-        "swarms.normal.min_speed",
-        Value::Float(40.0),
-    );
+    edit(&mut sim, "swarms.normal.max_speed", Value::Float(90.0));
+    edit(&mut sim, "swarms.normal.min_speed", Value::Float(40.0));
     edit(
         &mut sim,
         "doctors.behavior",
@@ -79,11 +71,7 @@ fn panel_edits_reach_the_simulation() {
 fn invalid_panel_edits_are_refused_with_a_reason() {
     let mut sim = with_panel_edits(SimConfig::default());
     sim.step();
-    edit(
-        &mut sim,
-        "swarms.normal.min_speed",
-        Value::Float(500.0),
-    );
+    edit(&mut sim, "swarms.normal.min_speed", Value::Float(500.0));
     sim.step();
     assert_eq!(sim.config().swarms.normal.min_speed, 54.0);
     let reason = sim.world().resource::<EditError>().0.clone().unwrap();

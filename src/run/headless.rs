@@ -21,9 +21,9 @@ use crate::sim::epidemic::EpidemicStats;
 use crate::sim::metrics::{MetricsLog, Sample, Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::{
-    BINS_PER_WINDOW, first_generation_r0, reproduction_series, serial_intervals, spread,
-    well_mixed_r0,
+    BINS_PER_WINDOW, first_generation_r0, reproduction_series, serial_intervals, well_mixed_r0,
 };
+use crate::sim::stats::spread;
 use crate::sim::swarm::Swarm;
 use crate::sim::transmission::TransmissionLog;
 

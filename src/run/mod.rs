@@ -23,8 +23,6 @@ pub mod results;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod sensitivity;
 #[cfg(not(target_arch = "wasm32"))]
-pub mod stats;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod sweep;
 
 use std::time::Duration;

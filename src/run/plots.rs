@@ -10,9 +10,9 @@ use anyhow::{Result, anyhow};
 use plotters::prelude::*;
 
 use super::results::{RunRecord, Series};
-use super::sensitivity::binned_trend;
-use super::stats::estimate;
 use crate::fonts::ensure_font;
+use crate::sim::stats::binned_trend;
+use crate::sim::stats::estimate;
 
 /// Size of a run's S/I/R plot, px.
 pub const RUN_PLOT: (u32, u32) = (900, 500);

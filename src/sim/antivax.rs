@@ -5,13 +5,12 @@
 
 use bevy::prelude::*;
 
+use crate::SteerSystems;
 use crate::sim::agent::{Boid, Steering};
-use crate::sim::config::{IndexKind, SimConfig};
+use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, steer};
-use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
-use crate::sim::parallel::fill;
+use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::swarm::Swarm;
-use crate::{SimSystems, SteerSystems};
 
 /// The doctors an Antivax boid flees, summed as they are found: `Σ unit(p_i − p_d)/d` and how
 /// many.
@@ -61,75 +60,34 @@ pub fn repulsion(
     flight.force(s.vel[i], v_max, f_max, weight)
 }
 
-/// On the grid backend, a grid over the doctors only, so an Antivax boid's search examines
-/// doctors alone (large populations); the other backends search their main index.
-#[derive(Resource, Default)]
-pub struct DoctorIndex(pub Grid);
-
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<DoctorIndex>().add_systems(
-        FixedUpdate,
-        (
-            index_doctors.in_set(SimSystems::Sense),
-            flee_doctors.in_set(SteerSystems::Flee),
-        ),
-    );
-}
-
-fn index_doctors(config: Res<SimConfig>, neighbours: Neighbours, mut doctors: ResMut<DoctorIndex>) {
-    if neighbours.kind() == IndexKind::Grid {
-        let s = &*neighbours.snapshot;
-        doctors
-            .0
-            .rebuild_subset(s, config.antivax.repulsion_radius, |i| {
-                s.swarm[i] == Swarm::Doctor
-            });
-    }
+    app.add_systems(FixedUpdate, flee_doctors.in_set(SteerSystems::Flee));
 }
 
 /// Writes every boid's `Steering::repulsion` (zero unless Antivax with a doctor near).
 fn flee_doctors(
     config: Res<SimConfig>,
     neighbours: Neighbours,
-    doctors: Res<DoctorIndex>,
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
     let p = &config.swarms.antivax;
     let a = &config.antivax;
-    let (radius, r2) = (a.repulsion_radius, a.repulsion_radius * a.repulsion_radius);
-    let is_antivax = |i: usize| s.swarm[i] == Swarm::Antivax;
-    // Every Antivax boid's flight, by slot. The KD-tree serves them a kd group at a time (each
-    // boid sees the doctors its own query would, in the same order); the grid searches a grid
-    // of the doctors alone.
-    let forces: Vec<Vec2> = match neighbours.index() {
-        IndexRef::KdTree(tree) => tree.map_by_group_where(
-            radius,
-            is_antivax,
-            |j| s.swarm[j] == Swarm::Doctor,
-            |i, doctors| {
-                let mut flight = Flight::default();
-                doctors.for_each_within(s.pos[i], r2, |_, offset| flight.add(offset));
-                flight.force(s.vel[i], p.max_speed, p.max_force, a.repulsion_weight)
-            },
-        ),
-        other => {
-            let index = match other {
-                IndexRef::Grid(_) => IndexRef::Grid(&doctors.0),
-                brute => brute,
-            };
-            let mut forces = vec![Vec2::ZERO; s.len()];
-            fill(&mut forces, |i| {
-                if is_antivax(i) {
-                    let (v_max, f_max) = (p.max_speed, p.max_force);
-                    repulsion(&index, s, i, radius, v_max, f_max, a.repulsion_weight)
-                } else {
-                    Vec2::ZERO
-                }
-            });
-            forces
-        }
-    };
+    let radius = a.repulsion_radius;
+    // Every Antivax boid's flight, by slot, from one traversal of their neighbourhoods among
+    // the doctors (a few of the boids).
+    let forces: Vec<Vec2> = neighbours.index().map_near(
+        s,
+        radius,
+        true,
+        |i| s.swarm[i] == Swarm::Antivax,
+        |j| s.swarm[j] == Swarm::Doctor,
+        |i, doctors| {
+            let mut flight = Flight::default();
+            doctors.for_each_within(s.pos[i], radius, |_, offset| flight.add(offset));
+            flight.force(s.vel[i], p.max_speed, p.max_force, a.repulsion_weight)
+        },
+    );
     crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
         let f = s.slot_of(entity).map_or(Vec2::ZERO, |i| forces[i]);
         if steering.repulsion != f {

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::{DoctorBehavior, SimConfig};
 use crate::sim::math::steer;
-use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot, SubsetIndex};
 use crate::sim::swarm::Swarm;
 use crate::{SimSystems, SteerSystems};
 
@@ -60,11 +60,11 @@ pub fn infected_centroid(snapshot: &Snapshot) -> Option<Vec2> {
     )
 }
 
-/// A grid over the infected only, so a doctor's search examines infected boids alone. The
+/// An index over the infected only, so a doctor's search examines infected boids alone. The
 /// nearest infected boid does not depend on the index that finds it (ties go to the lower id),
 /// so this serves every backend.
 #[derive(Resource, Default)]
-pub struct InfectedIndex(pub Grid);
+pub struct InfectedIndex(pub SubsetIndex);
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<InfectedIndex>().add_systems(
@@ -85,7 +85,7 @@ fn index_infected(
         let s = &*neighbours.snapshot;
         infected
             .0
-            .rebuild_subset(s, FIRST_SEEK_RING, |i| s.disease[i].is_infected());
+            .rebuild(s, FIRST_SEEK_RING, |i| s.disease[i].is_infected());
     }
 }
 
@@ -97,7 +97,7 @@ fn seek_infected(
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
-    let index = IndexRef::Grid(&infected.0);
+    let index = &infected.0;
     let behavior = config.doctors.behavior;
     let centroid = match behavior {
         DoctorBehavior::SeekCentroid => infected_centroid(s),
@@ -113,7 +113,7 @@ fn seek_infected(
                 let offset = match behavior {
                     DoctorBehavior::Passive => None,
                     DoctorBehavior::SeekNearest => {
-                        nearest_infected(&index, s, i, config.doctors.seek_radius)
+                        nearest_infected(index, s, i, config.doctors.seek_radius)
                     }
                     DoctorBehavior::SeekCentroid => {
                         centroid.map(|c| space.displacement(s.pos[i], c))

@@ -13,8 +13,7 @@ use crate::sim::agent::{AgentId, Disease, Health, RunStarted};
 use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{EpidemicConfig, SimConfig};
 use crate::sim::metrics::Tally;
-use crate::sim::neighbours::{IndexRef, NeighbourIndex, Neighbours, Snapshot};
-use crate::sim::parallel::map_chunks;
+use crate::sim::neighbours::{IndexRef, Neighbours, Snapshot};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
 
@@ -196,47 +195,34 @@ impl EpidemicStep<'_> {
     }
 
     /// Every (target, source) pair that `decides(target, source)` accepts among the targets
-    /// within `radius(source)` of each source that passes `is_source` (in any order: callers
-    /// resolve them order-free). The KD-tree searches a kd group of sources at a time among
-    /// the targets that pass `is_target`; other indexes query once per source.
+    /// (slots passing `is_target`) within `radius(source)` of each source that passes
+    /// `is_source`, in any order: callers resolve them order-free. One batched traversal of
+    /// the sources' neighbourhoods; `few_targets` as in [`IndexRef::map_near`].
     fn pairs_within(
         &self,
+        few_targets: bool,
         is_source: impl Fn(usize) -> bool + Sync,
         is_target: impl Fn(usize) -> bool + Sync,
         radius: impl Fn(usize) -> f32 + Sync,
         decides: impl Fn(usize, usize) -> bool + Sync,
     ) -> Vec<(usize, usize)> {
         let s = self.snapshot;
-        if let IndexRef::KdTree(tree) = self.index {
-            let reach = (0..s.len())
-                .filter(|&j| is_source(j))
-                .map(&radius)
-                .fold(0.0, f32::max);
-            let by_source: Vec<Vec<(usize, usize)>> =
-                tree.map_by_group_where(reach, &is_source, &is_target, |j, targets| {
+        let reach = (0..s.len())
+            .filter(|&j| is_source(j))
+            .map(&radius)
+            .fold(0.0, f32::max);
+        let by_source: Vec<Vec<(usize, usize)>> =
+            self.index
+                .map_near(s, reach, few_targets, &is_source, &is_target, |j, near| {
                     let mut out = Vec::new();
-                    let r = radius(j);
-                    targets.for_each_within(s.pos[j], r * r, |i, _| {
+                    near.for_each_within(s.pos[j], radius(j), |i, _| {
                         if decides(i, j) {
                             out.push((i, j));
                         }
                     });
                     out
                 });
-            return by_source.into_iter().flatten().collect();
-        }
-        let sources: Vec<usize> = (0..s.len()).filter(|&j| is_source(j)).collect();
-        map_chunks(sources.len(), |range| {
-            let mut out = Vec::new();
-            for &j in &sources[range] {
-                self.index.for_each_within(s.pos[j], radius(j), |i, _| {
-                    if decides(i, j) {
-                        out.push((i, j));
-                    }
-                });
-            }
-            out
-        })
+        by_source.into_iter().flatten().collect()
     }
 
     /// Every (target, infector) pair of the step's contact infections (docs/model.md §5.2): each
@@ -246,6 +232,7 @@ impl EpidemicStep<'_> {
         // Most targets have no immunity: convert each swarm's probability once.
         let p_plain = Swarm::ALL.map(|sw| step_probability(self.params.p_infect(sw), self.dt));
         self.pairs_within(
+            false,
             |j| s.disease[j].is_infected(),
             |i| !s.disease[i].is_infected(),
             |j| self.params.contact_radius(s.swarm[j], true),
@@ -274,6 +261,7 @@ impl EpidemicStep<'_> {
             }
         };
         self.pairs_within(
+            false,
             |j| s.swarm[j] == Swarm::Doctor && doctor_p(j) > 0.0,
             |i| s.disease[i].is_infected(),
             |j| {

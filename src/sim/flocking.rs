@@ -12,8 +12,7 @@ use crate::sim::agent::{Boid, Steering};
 use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, SteeringModel, SwarmParams};
 use crate::sim::math::{UNIT_EPSILON, steer, truncate, unit};
-use crate::sim::neighbours::{Grid, IndexRef, NeighbourIndex, Neighbourhood, Neighbours, Snapshot};
-use crate::sim::parallel::fill;
+use crate::sim::neighbours::{IndexRef, Near, Neighbours, Snapshot};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
 
@@ -147,110 +146,63 @@ fn reduce(x: wide::f32x8) -> f32 {
     (((a[0] + a[1]) + a[2]) + a[3]) + (((a[4] + a[5]) + a[6]) + a[7])
 }
 
-/// Eight grid entries from `k` on (`k` may be negative before the first entry: those lanes
-/// are masked out by the caller, so they read as zero).
-#[inline]
-fn load8(a: &[f32], k: isize) -> wide::f32x8 {
-    if k >= 0 {
-        let k = k as usize;
-        wide::f32x8::from(<[f32; 8]>::try_from(&a[k..k + 8]).expect("grid arrays are padded"))
-    } else {
-        let mut lanes = [0.0f32; 8];
-        for (l, lane) in lanes.iter_mut().enumerate() {
-            let i = k + l as isize;
-            if i >= 0 {
-                *lane = a[i as usize];
-            }
-        }
-        wide::f32x8::from(lanes)
-    }
-}
-
-/// [`FlockSums`] of a boid at `p` moving with `v` that sees all round, over a grid
-/// neighbourhood: the weights of [`FlockSums::add`], eight candidates at a time with SIMD,
-/// read in place from the grid's arrays run by run. A candidate goes to lane `m mod 8`, `m` its
-/// position in the neighbourhood's runs taken one after another, so every lane adds the same
-/// numbers in the same order however the runs fall. The boid is in its own neighbourhood
-/// (offset exactly zero, so it adds 1 to each count it is within radius of and its own velocity
-/// to the alignment sum); that is taken back out at the end. The float sums are grouped
-/// differently from the one-by-one path, so the two agree within rounding.
+/// [`FlockSums`] of a boid at `p` moving with `v` that sees all round, eight candidates at a
+/// time with SIMD where the backend keeps its candidates in contiguous arrays ([`Near::lanes`];
+/// `None` elsewhere): the weights of [`FlockSums::add`] as 0/1 lane masks. The boid is in its
+/// own neighbourhood (offset exactly zero, so it adds 1 to each count it is within radius of
+/// and its own velocity to the alignment sum); that is taken back out at the end. The float
+/// sums are grouped differently from the one-by-one path, so the two agree within rounding.
 /// `INVERSE_SQUARE` also accumulates [`FlockSums::away_sq`] (only the pygame model needs it).
-pub fn grid_sums<const INVERSE_SQUARE: bool>(
-    g: &Grid,
-    near: &Neighbourhood,
+pub fn lane_sums<const INVERSE_SQUARE: bool>(
+    near: &Near,
     p: Vec2,
     v: Vec2,
     swarm: u8,
     r: &Rules,
-) -> FlockSums {
-    use wide::{CmpEq, CmpGe, CmpGt, CmpLe, CmpLt, f32x8};
+) -> Option<FlockSums> {
+    use wide::{CmpEq, CmpGe, CmpLt, f32x8};
     let eps2 = UNIT_EPSILON * UNIT_EPSILON;
     let one = f32x8::splat(1.0);
-    let lane_index = f32x8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
-    let (px, py) = (f32x8::splat(p.x), f32x8::splat(p.y));
     let (sep2, ali2, coh2) = (
         f32x8::splat(r.sep2),
         f32x8::splat(r.ali2),
         f32x8::splat(r.coh2),
     );
     let (eps, me) = (f32x8::splat(eps2), f32x8::splat(swarm as f32));
-    // Where the neighbourhood spans a whole wrapped axis, wrap each difference as `wrap_axis`
-    // does: subtract L above L/2, add L at or below −L/2.
-    let space = near.space();
-    let wrap = |d: f32x8, on: bool, l: f32| {
-        if !on {
-            return d;
-        }
-        let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
-        (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
-    };
     let mut acc = [f32x8::ZERO; 13];
-    // Lane of the next candidate.
-    let mut lane = 0usize;
-    for run in &near.runs {
-        let (sx, sy) = (f32x8::splat(run.sx), f32x8::splat(run.sy));
-        let (first, end) = (run.lo as isize, run.hi as isize);
-        // Index read into lane 0, so the run's first entry lands in `lane`.
-        let mut k = first - lane as isize;
-        while k < end {
-            // Lanes holding this run's entries (not the previous run's, not past its end).
-            let index = lane_index + f32x8::splat(k as f32);
-            let valid = index.cmp_ge(f32x8::splat(first as f32))
-                & index.cmp_lt(f32x8::splat(end as f32))
-                & one;
-            let dx = wrap((load8(&g.x, k) - px) + sx, near.wrap_each.x, space.width);
-            let dy = wrap((load8(&g.y, k) - py) + sy, near.wrap_each.y, space.height);
-            let d2 = dx * dx + dy * dy;
-            let same = load8(&g.swarm_f, k).cmp_eq(me) & valid;
-            let ws = d2.cmp_lt(sep2) & valid;
-            let wa = d2.cmp_lt(ali2) & same;
-            let wc = d2.cmp_lt(coh2) & same;
-            let inv = ws * (d2.cmp_ge(eps) & one) / d2.max(eps);
-            acc[0] += ws;
-            acc[1] -= dx * inv;
-            acc[2] -= dy * inv;
-            if INVERSE_SQUARE {
-                let inv3 = inv / d2.max(eps).sqrt();
-                acc[11] -= dx * inv3;
-                acc[12] -= dy * inv3;
-            }
-            acc[3] -= dx * ws;
-            acc[4] -= dy * ws;
-            acc[5] += wa;
-            acc[6] += load8(&g.vx, k) * wa;
-            acc[7] += load8(&g.vy, k) * wa;
-            acc[8] += wc;
-            acc[9] += dx * wc;
-            acc[10] += dy * wc;
-            k += 8;
+    let served = near.lanes(p, |l| {
+        let (dx, dy) = (l.dx, l.dy);
+        let d2 = dx * dx + dy * dy;
+        let same = l.swarm.cmp_eq(me) & l.valid;
+        let ws = d2.cmp_lt(sep2) & l.valid;
+        let wa = d2.cmp_lt(ali2) & same;
+        let wc = d2.cmp_lt(coh2) & same;
+        let inv = ws * (d2.cmp_ge(eps) & one) / d2.max(eps);
+        acc[0] += ws;
+        acc[1] -= dx * inv;
+        acc[2] -= dy * inv;
+        if INVERSE_SQUARE {
+            let inv3 = inv / d2.max(eps).sqrt();
+            acc[11] -= dx * inv3;
+            acc[12] -= dy * inv3;
         }
-        lane = (lane + (run.hi - run.lo)) % 8;
+        acc[3] -= dx * ws;
+        acc[4] -= dy * ws;
+        acc[5] += wa;
+        acc[6] += l.vx * wa;
+        acc[7] += l.vy * wa;
+        acc[8] += wc;
+        acc[9] += dx * wc;
+        acc[10] += dy * wc;
+    });
+    if !served {
+        return None;
     }
     let sum = |i: usize| reduce(acc[i]);
     // Take the boid itself back out (offset 0: inside every positive radius, no direction).
     let inside = |r2: f32| (0.0 < r2) as u32;
     let (own_sep, own_ali, own_coh) = (inside(r.sep2), inside(r.ali2), inside(r.coh2));
-    FlockSums {
+    Some(FlockSums {
         away: Vec2::new(sum(1), sum(2)),
         away_raw: Vec2::new(sum(3), sum(4)),
         away_sq: Vec2::new(sum(11), sum(12)),
@@ -259,7 +211,7 @@ pub fn grid_sums<const INVERSE_SQUARE: bool>(
         n_ali: sum(5) as u32 - own_ali,
         toward: Vec2::new(sum(9), sum(10)),
         n_coh: sum(8) as u32 - own_coh,
-    }
+    })
 }
 
 /// Shiffman Model B separation: `truncate(unit(mean unit(p_i − p_j)/d)·v_max − v, F_max)`.
@@ -374,10 +326,11 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(FixedUpdate, steer_boids.in_set(SteerSystems::Flocking));
 }
 
-/// Every boid's flocking and noise accelerations, px/s², indexed by snapshot slot. The grid
-/// backend is walked cell by cell over its cell-ordered arrays; the others are queried per boid.
-/// Each boid's result depends only on the snapshot, so the output is the same for any number
-/// of threads.
+/// Every boid's flocking and noise accelerations, px/s², indexed by snapshot slot, from one
+/// batched traversal of the neighbourhoods ([`IndexRef::map_near`]): SIMD over contiguous
+/// candidates where the backend has them and the boid sees all round, one neighbour at a time
+/// otherwise. Each boid's result depends only on the snapshot, so the output is the same for
+/// any number of threads.
 pub fn flocking_forces(
     snapshot: &Snapshot,
     index: &IndexRef,
@@ -388,71 +341,43 @@ pub fn flocking_forces(
 ) -> Vec<(Vec2, Vec2)> {
     let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s)));
     let model = config.steering_model;
-    let finish = |slot: usize, swarm: Swarm, v: Vec2, sums: &FlockSums| {
-        let params = config.swarms.get(swarm);
-        let noise = if params.noise > 0.0 {
-            let draw = draw_unit(config.seed, step, snapshot.id[slot], 0, Purpose::NOISE);
-            noise_force(params.noise, dt, draw)
-        } else {
-            Vec2::ZERO
-        };
-        // Predator fear scales the flocking weights (docs/model.md §7).
-        (flocking_force(model, sums, v, params, gain.of(slot)), noise)
-    };
-    if let IndexRef::Grid(grid) = index {
-        let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
-        return grid.map_by_cell(reach, |e, near| {
-            let (p, v, swarm) = (grid.pos(e), grid.vel(e), grid.swarm[e]);
-            let r = &rules[swarm.index()];
-            let me = swarm.index() as u8;
-            let sums = if r.cos_fov.is_some() {
-                let mut sums = FlockSums::default();
-                for run in &near.runs {
-                    for k in (run.lo..run.hi).filter(|&k| k != e) {
-                        let offset = near.offset(grid, run, k, p);
-                        sums.add(r, v, offset, grid.vel(k), grid.swarm[k] == swarm);
-                    }
-                }
-                sums
-            } else if model == SteeringModel::Pygame {
-                grid_sums::<true>(grid, near, p, v, me, r)
-            } else {
-                grid_sums::<false>(grid, near, p, v, me, r)
-            };
-            finish(grid.slot[e] as usize, swarm, v, &sums)
-        });
-    }
-    if let IndexRef::KdTree(tree) = index {
-        // A kd group at a time; each boid filters the group's candidates with its own query's
-        // exact test, in its query's order (see `KdTree::map_by_group`).
-        let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
-        return tree.map_by_group(reach, |i, cands| {
+    let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
+    index.map_near(
+        snapshot,
+        reach,
+        false,
+        |_| true,
+        |_| true,
+        |i, near| {
             let swarm = snapshot.swarm[i];
             let r = &rules[swarm.index()];
             let (p, v) = (snapshot.pos[i], snapshot.vel[i]);
-            let mut sums = FlockSums::default();
-            cands.for_each_within(p, r.query2, |j, offset| {
-                if j != i {
-                    sums.add(r, v, offset, snapshot.vel[j], snapshot.swarm[j] == swarm);
-                }
+            let me = swarm.index() as u8;
+            let simd = match (r.cos_fov, model) {
+                (Some(_), _) => None,
+                (None, SteeringModel::Pygame) => lane_sums::<true>(near, p, v, me, r),
+                (None, _) => lane_sums::<false>(near, p, v, me, r),
+            };
+            let sums = simd.unwrap_or_else(|| {
+                let mut sums = FlockSums::default();
+                near.for_each_within(p, r.query_radius, |j, offset| {
+                    if j != i {
+                        sums.add(r, v, offset, snapshot.vel[j], snapshot.swarm[j] == swarm);
+                    }
+                });
+                sums
             });
-            finish(i, swarm, v, &sums)
-        });
-    }
-    let mut out = vec![(Vec2::ZERO, Vec2::ZERO); snapshot.len()];
-    fill(&mut out, |i| {
-        let swarm = snapshot.swarm[i];
-        let r = &rules[swarm.index()];
-        let v = snapshot.vel[i];
-        let mut sums = FlockSums::default();
-        index.for_each_within(snapshot.pos[i], r.query_radius, |j, offset| {
-            if j != i {
-                sums.add(r, v, offset, snapshot.vel[j], snapshot.swarm[j] == swarm);
-            }
-        });
-        finish(i, swarm, v, &sums)
-    });
-    out
+            let params = config.swarms.get(swarm);
+            let noise = if params.noise > 0.0 {
+                let draw = draw_unit(config.seed, step, snapshot.id[i], 0, Purpose::NOISE);
+                noise_force(params.noise, dt, draw)
+            } else {
+                Vec2::ZERO
+            };
+            // Predator fear scales the flocking weights (docs/model.md §7).
+            (flocking_force(model, &sums, v, params, gain.of(i)), noise)
+        },
+    )
 }
 
 /// Writes every boid's flocking and noise accelerations.

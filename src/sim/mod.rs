@@ -19,6 +19,7 @@ pub mod predators;
 pub mod reproduction;
 pub mod rng;
 pub mod space;
+pub mod stats;
 pub mod swarm;
 pub mod transmission;
 

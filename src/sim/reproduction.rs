@@ -17,6 +17,7 @@
 use serde::Serialize;
 
 use crate::sim::epidemic::Cause;
+use crate::sim::stats::{Spread, gamma_quantile, spread};
 use crate::sim::transmission::Transmission;
 
 /// Bins per R_t window.
@@ -28,59 +29,6 @@ pub const MIN_INFECTIOUSNESS: f64 = 1.0;
 pub const PRIOR_SHAPE: f64 = 1.0;
 /// Scale of the Gamma prior of R_t.
 pub const PRIOR_SCALE: f64 = 5.0;
-
-/// Mean and spread of a sample.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Spread {
-    /// Size.
-    pub n: usize,
-    /// Mean.
-    pub mean: f64,
-    /// Standard deviation (n − 1).
-    pub sd: f64,
-    /// 95 % confidence interval of the mean (normal approximation, clipped at 0).
-    pub ci95: [f64; 2],
-    /// 5th percentile.
-    pub p05: f64,
-    /// Median.
-    pub median: f64,
-    /// 95th percentile.
-    pub p95: f64,
-}
-
-/// The `p` quantile of ascending, non-empty `sorted`, interpolating linearly between ranks.
-pub fn quantile(sorted: &[f64], p: f64) -> f64 {
-    let pos = p * (sorted.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
-}
-
-/// The [`Spread`] of `xs` (`None` when empty).
-pub fn spread(mut xs: Vec<f64>) -> Option<Spread> {
-    if xs.is_empty() {
-        return None;
-    }
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    let mean = xs.iter().sum::<f64>() / n as f64;
-    let sd = if n > 1 {
-        (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
-    // Every quantity here is non-negative: the interval is clipped at 0.
-    let half = 1.96 * sd / (n as f64).sqrt();
-    let q = |p: f64| quantile(&xs, p);
-    Some(Spread {
-        n,
-        mean,
-        sd,
-        ci95: [(mean - half).max(0.0), mean + half],
-        p05: q(0.05),
-        median: q(0.5),
-        p95: q(0.95),
-    })
-}
 
 /// R0 from the first generation: secondary infections of each ended initial infection.
 pub fn first_generation_r0(records: &[Transmission]) -> Option<Spread> {
@@ -213,100 +161,6 @@ pub fn well_mixed_r0(p: f64, r: f64, area: f64, n: f64, t: f64) -> Option<f64> {
         .then(|| -(1.0 - p).ln() * std::f64::consts::PI * r * r / area * n * t)
 }
 
-/// `ln Γ(x)` for `x > 0` (Lanczos, g = 7: relative error below 1e-13).
-pub fn ln_gamma(x: f64) -> f64 {
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Reflection.
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let t = x + 7.5;
-    let a = C[1..]
-        .iter()
-        .enumerate()
-        .fold(C[0], |a, (k, c)| a + c / (x + 1.0 + k as f64));
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// The regularised lower incomplete gamma function `P(a, x)`: the CDF at `x` of a Gamma
-/// distribution of shape `a` and scale 1 (series below `a + 1`, continued fraction above).
-pub fn gamma_cdf(x: f64, a: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    let log_front = -x + a * x.ln() - ln_gamma(a);
-    if x < a + 1.0 {
-        let (mut term, mut sum) = (1.0 / a, 1.0 / a);
-        for n in 1..1000 {
-            term *= x / (a + n as f64);
-            sum += term;
-            if term.abs() < sum.abs() * 1e-16 {
-                break;
-            }
-        }
-        (sum.ln() + log_front).exp().min(1.0)
-    } else {
-        // Modified Lentz evaluation of the continued fraction of Q(a, x).
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..1000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let step = d * c;
-            h *= step;
-            if (step - 1.0).abs() < 1e-16 {
-                break;
-            }
-        }
-        1.0 - (log_front.exp() * h).min(1.0)
-    }
-}
-
-/// The `q` quantile of a Gamma distribution of shape `a`, scale 1 (bisection to 1e-12).
-pub fn gamma_quantile(q: f64, a: f64) -> f64 {
-    let mut hi = a.max(1.0);
-    while gamma_cdf(hi, a) < q {
-        hi *= 2.0;
-    }
-    let mut lo = 0.0;
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if gamma_cdf(mid, a) < q {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo < 1e-12 * hi {
-            break;
-        }
-    }
-    0.5 * (lo + hi)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,22 +200,6 @@ mod tests {
             }
         }
         log
-    }
-
-    #[test]
-    fn gamma_functions_match_closed_forms() {
-        assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
-        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
-        // Shape 2: P(2, x) = 1 − e^{−x}(1 + x).
-        for x in [0.3f64, 1.0, 2.9, 7.0] {
-            let exact = 1.0 - (-x).exp() * (1.0 + x);
-            assert!((gamma_cdf(x, 2.0) - exact).abs() < 1e-12, "x = {x}");
-        }
-        // Shape 1 is the exponential: its q quantile is −ln(1 − q).
-        assert!((gamma_quantile(0.975, 1.0) - 40f64.ln()).abs() < 1e-9);
-        // χ²(10) = Gamma(5, scale 2): 2.5 % and 97.5 % points 3.2470 and 20.4832 (tables).
-        assert!((2.0 * gamma_quantile(0.025, 5.0) - 3.2470).abs() < 1e-3);
-        assert!((2.0 * gamma_quantile(0.975, 5.0) - 20.4832).abs() < 1e-3);
     }
 
     #[test]

@@ -158,7 +158,13 @@ mod tests {
         assert_eq!(resolve(&parse_query(&q).unwrap()).unwrap(), c);
         // Links written by earlier versions quoted names; they still open.
         let old = "scenario=matrix/B2_D2&set=doctors.behavior=%22seek_centroid%22";
-        assert_eq!(resolve(&parse_query(old).unwrap()).unwrap().doctors.behavior, c.doctors.behavior);
+        assert_eq!(
+            resolve(&parse_query(old).unwrap())
+                .unwrap()
+                .doctors
+                .behavior,
+            c.doctors.behavior
+        );
     }
 
     #[test]

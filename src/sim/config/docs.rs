@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
+use super::SimConfig;
 use super::keys::{self, Kind};
 use super::spec::{Bound, Upper};
-use super::SimConfig;
 
 /// The configuration reference (docs/configuration.md).
 pub fn reference_markdown() -> String {
@@ -50,7 +50,10 @@ pub fn reference_markdown() -> String {
                 .filter(|o| o.pattern == k.pattern)
                 .map(|o| {
                     let swarm = o.section.rsplit('.').next().unwrap_or_default();
-                    let v = defaults.get(&o.key).map(|v| v.to_string()).unwrap_or_default();
+                    let v = defaults
+                        .get(&o.key)
+                        .map(|v| v.to_string())
+                        .unwrap_or_default();
                     format!("{v} ({swarm})")
                 })
                 .collect();

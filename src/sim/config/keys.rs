@@ -174,7 +174,9 @@ fn names_under(section: &str) -> Vec<&'static str> {
             let rest = if section.is_empty() {
                 Some(k.section.as_str())
             } else {
-                k.section.strip_prefix(section).and_then(|r| r.strip_prefix('.'))
+                k.section
+                    .strip_prefix(section)
+                    .and_then(|r| r.strip_prefix('.'))
             };
             rest.and_then(|r| r.split('.').next())
         };
@@ -190,9 +192,10 @@ fn names_under(section: &str) -> Vec<&'static str> {
 /// Why `key` is not a key, with the nearest real name under its section: "unknown key
 /// `cuont`; did you mean `count`?" (the section's names are listed when nothing is near).
 pub fn unknown(key: &str) -> String {
-    if let Some(example) = all().iter().find(|k| {
-        k.section == key || k.section.starts_with(&format!("{key}."))
-    }) {
+    if let Some(example) = all()
+        .iter()
+        .find(|k| k.section == key || k.section.starts_with(&format!("{key}.")))
+    {
         return format!(
             "`{key}` is a section, not a key; set one of its keys, e.g. `{}`",
             example.key
@@ -204,13 +207,23 @@ pub fn unknown(key: &str) -> String {
         // The section itself is wrong: name the nearest one above.
         return unknown(section);
     }
-    let what = if section.is_empty() { "key or section" } else { "key" };
+    let what = if section.is_empty() {
+        "key or section"
+    } else {
+        "key"
+    };
     match nearest(leaf, siblings.iter().copied()) {
         Some(n) => format!("unknown {what} `{leaf}`; did you mean `{n}`?"),
         None if section.is_empty() => {
-            format!("unknown {what} `{leaf}`; the top level has {}", one_of(&siblings))
+            format!(
+                "unknown {what} `{leaf}`; the top level has {}",
+                one_of(&siblings)
+            )
         }
-        None => format!("unknown {what} `{leaf}`; `{section}` has {}", one_of(&siblings)),
+        None => format!(
+            "unknown {what} `{leaf}`; `{section}` has {}",
+            one_of(&siblings)
+        ),
     }
 }
 

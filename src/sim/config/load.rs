@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use super::SimConfig;
 use super::keys::{self, Kind};
 use super::value::Value;
-use super::SimConfig;
 use crate::sim::names::one_of;
 
 /// A configuration problem, printed as one line that names where, what, and the fix.
@@ -260,7 +260,10 @@ pub(crate) mod tests {
         assert_eq!(message, "unknown key `t_deth`; did you mean `t_death`?");
         // Nothing near: the section's keys are listed.
         let (_, _, message) = key_error("[doctors]\nzzzzzzzzz = 3\n", &[]);
-        assert!(message.contains("`behavior`, `seek_radius` or `seek_weight`"), "{message}");
+        assert!(
+            message.contains("`behavior`, `seek_radius` or `seek_weight`"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -293,7 +296,10 @@ pub(crate) mod tests {
             "{message}"
         );
         let (_, _, message) = key_error("[doctors]\nbehavior = \"seek_neares\"\n", &[]);
-        assert_eq!(message, "unknown value `seek_neares`; did you mean `seek_nearest`?");
+        assert_eq!(
+            message,
+            "unknown value `seek_neares`; did you mean `seek_nearest`?"
+        );
     }
 
     #[test]

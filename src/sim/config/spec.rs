@@ -107,10 +107,7 @@ impl Spec {
 
     /// A probability in [0, 1] (`unit`: "per s", "at spawn", "at t_death").
     pub const fn probability(unit: &'static str) -> Self {
-        Self::number()
-            .unit(unit)
-            .at_most(1.0)
-            .slider(0.0, 1.0)
+        Self::number().unit(unit).at_most(1.0).slider(0.0, 1.0)
     }
 
     /// A multiplier in [0, 1].
@@ -144,11 +141,7 @@ impl Spec {
 
     /// A time > 0, s, that may be `inf` ("never", "permanent").
     pub const fn never_time() -> Self {
-        let mut s = Self::number()
-            .unit("s")
-            .above(0.0)
-            .slider(0.1, 120.0)
-            .log();
+        let mut s = Self::number().unit("s").above(0.0).slider(0.1, 120.0).log();
         s.upper = Upper::Fixed(Bound::Closed(f64::INFINITY));
         s.infinite_ok = true;
         s

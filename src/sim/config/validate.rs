@@ -95,7 +95,10 @@ fn problem(k: &Key, config: &SimConfig) -> Option<String> {
         Bound::Open(b) => x < b,
         Bound::Closed(b) => x <= b,
     };
-    let shown = config.get(&k.key).map(|v| v.to_string()).unwrap_or_default();
+    let shown = config
+        .get(&k.key)
+        .map(|v| v.to_string())
+        .unwrap_or_default();
     (!(above && below)).then(|| format!("{shown} is out of range; allowed: {}", allowed()))
 }
 
@@ -166,8 +169,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("panel: `swarms.normal.max_speed`: 50 is not allowed while \
-                 `swarms.normal.min_speed` is 54"),
+            err.starts_with(
+                "panel: `swarms.normal.max_speed`: 50 is not allowed while \
+                 `swarms.normal.min_speed` is 54"
+            ),
             "{err}"
         );
         assert!(

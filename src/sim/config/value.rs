@@ -64,7 +64,9 @@ impl fmt::Display for Value {
     /// an infinite time.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Float(x) if x.is_infinite() => write!(f, "{}inf", if *x < 0.0 { "-" } else { "" }),
+            Value::Float(x) if x.is_infinite() => {
+                write!(f, "{}inf", if *x < 0.0 { "-" } else { "" })
+            }
             Value::Float32(x) if x.is_infinite() => {
                 write!(f, "{}inf", if *x < 0.0 { "-" } else { "" })
             }
@@ -88,7 +90,10 @@ mod tests {
         assert_eq!(Value::parse("inf"), Value::Float(f64::INFINITY));
         assert_eq!(Value::parse("true"), Value::Bool(true));
         assert_eq!(Value::parse("\"bounce\""), Value::Name("bounce".into()));
-        assert_eq!(Value::parse("seek_nearest"), Value::Name("seek_nearest".into()));
+        assert_eq!(
+            Value::parse("seek_nearest"),
+            Value::Name("seek_nearest".into())
+        );
         assert_eq!(Value::parse("abc"), Value::Name("abc".into()));
     }
 

@@ -114,6 +114,43 @@ impl Neighbourhood {
     }
 }
 
+/// Eight neighbourhood entries at a time (see [`Grid::lanes`]): offsets from the centre,
+/// velocities, swarm indices as floats, and 1 in the lanes that hold an entry (0 elsewhere).
+#[derive(Clone, Copy, Debug)]
+pub struct Lanes {
+    /// Minimum-image x offsets, px.
+    pub dx: wide::f32x8,
+    /// Minimum-image y offsets, px.
+    pub dy: wide::f32x8,
+    /// Velocity x, px/s.
+    pub vx: wide::f32x8,
+    /// Velocity y, px/s.
+    pub vy: wide::f32x8,
+    /// Swarm index as a float.
+    pub swarm: wide::f32x8,
+    /// 1 where the lane holds an entry of the neighbourhood, else 0.
+    pub valid: wide::f32x8,
+}
+
+/// Eight array entries from `k` on (`k` may be negative before the first entry: those lanes
+/// are masked out by the caller, so they read as zero).
+#[inline]
+fn load8(a: &[f32], k: isize) -> wide::f32x8 {
+    if k >= 0 {
+        let k = k as usize;
+        wide::f32x8::from(<[f32; 8]>::try_from(&a[k..k + 8]).expect("grid arrays are padded"))
+    } else {
+        let mut lanes = [0.0f32; 8];
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            let i = k + l as isize;
+            if i >= 0 {
+                *lane = a[i as usize];
+            }
+        }
+        wide::f32x8::from(lanes)
+    }
+}
+
 impl Grid {
     /// Rebuilds the grid from the snapshot with cells at least `cell` px wide.
     pub fn rebuild(&mut self, snapshot: &Snapshot, cell: f32) {
@@ -315,7 +352,7 @@ impl Grid {
     /// SIMD; each hit's offset is then worked out exactly as [`Neighbourhood::offset`] does, so
     /// the hits and their offsets are those of a one-by-one scan.
     #[inline]
-    fn for_each_hit(
+    pub(super) fn for_each_hit(
         &self,
         near: &Neighbourhood,
         run: &Run,
@@ -355,6 +392,59 @@ impl Grid {
                 bits &= bits - 1;
             }
             k += LANES;
+        }
+    }
+
+    /// Visits every entry of a neighbourhood eight at a time, as offsets from `centre` and
+    /// velocities ([`Lanes`]). An entry goes to lane `m mod 8`, `m` its position in the
+    /// neighbourhood's runs taken one after another, so every lane sees the same entries in
+    /// the same order however the runs fall (sums over lanes, reduced in a fixed order, are
+    /// then the same on every machine). Entries outside the runs have `valid` 0; the boid at
+    /// `centre` (if it is an entry) is visited too, at offset exactly zero.
+    #[inline]
+    pub fn lanes(&self, hood: &Neighbourhood, centre: Vec2, mut visit: impl FnMut(&Lanes)) {
+        use wide::{CmpGe, CmpGt, CmpLe, CmpLt, f32x8};
+        let one = f32x8::splat(1.0);
+        let lane_index = f32x8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        let (px, py) = (f32x8::splat(centre.x), f32x8::splat(centre.y));
+        // Where the neighbourhood spans a whole wrapped axis, wrap each difference as
+        // `wrap_axis` does: subtract L above L/2, add L at or below −L/2.
+        let space = hood.space();
+        let wrap = |d: f32x8, on: bool, l: f32| {
+            if !on {
+                return d;
+            }
+            let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
+            (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
+        };
+        // Lane of the next entry.
+        let mut lane = 0usize;
+        for run in &hood.runs {
+            let (sx, sy) = (f32x8::splat(run.sx), f32x8::splat(run.sy));
+            let (first, end) = (run.lo as isize, run.hi as isize);
+            // Index read into lane 0, so the run's first entry lands in `lane`.
+            let mut k = first - lane as isize;
+            while k < end {
+                // Lanes holding this run's entries (not the previous run's, not past its end).
+                let index = lane_index + f32x8::splat(k as f32);
+                let valid = index.cmp_ge(f32x8::splat(first as f32))
+                    & index.cmp_lt(f32x8::splat(end as f32))
+                    & one;
+                visit(&Lanes {
+                    dx: wrap((load8(&self.x, k) - px) + sx, hood.wrap_each.x, space.width),
+                    dy: wrap(
+                        (load8(&self.y, k) - py) + sy,
+                        hood.wrap_each.y,
+                        space.height,
+                    ),
+                    vx: load8(&self.vx, k),
+                    vy: load8(&self.vy, k),
+                    swarm: load8(&self.swarm_f, k),
+                    valid,
+                });
+                k += LANES as isize;
+            }
+            lane = (lane + (run.hi - run.lo)) % LANES;
         }
     }
 

@@ -26,7 +26,10 @@ fn every_field_of_the_file_is_one_key_with_a_doc_and_nothing_else_is() {
     for k in all() {
         assert!(!k.doc.is_empty(), "{} has no /// doc", k.key);
     }
-    assert_eq!(find("swarms.doctor.max_speed").unwrap().pattern, "swarms.*.max_speed");
+    assert_eq!(
+        find("swarms.doctor.max_speed").unwrap().pattern,
+        "swarms.*.max_speed"
+    );
     assert_eq!(find("epidemic.p_cure").unwrap().pattern, "epidemic.p_cure");
     assert_eq!(find("epidemic.p_cure").unwrap().spec.unit, "per s");
     assert!(find("swarms.normal.cuont").is_none());
@@ -60,10 +63,21 @@ fn keys_are_read_and_written_by_path() {
     let mut c = SimConfig::default();
     set(&mut c, "swarms.doctor.max_speed", &Value::Float(200.0)).unwrap();
     assert_eq!(c.swarms.doctor.max_speed, 200.0);
-    assert_eq!(get(&c, "swarms.doctor.max_speed"), Ok(Value::Float32(200.0)));
-    set(&mut c, "doctors.behavior", &Value::Name("seek_centroid".into())).unwrap();
+    assert_eq!(
+        get(&c, "swarms.doctor.max_speed"),
+        Ok(Value::Float32(200.0))
+    );
+    set(
+        &mut c,
+        "doctors.behavior",
+        &Value::Name("seek_centroid".into()),
+    )
+    .unwrap();
     assert_eq!(c.doctors.behavior, DoctorBehavior::SeekCentroid);
-    assert_eq!(get(&c, "doctors.behavior"), Ok(Value::Name("seek_centroid".into())));
+    assert_eq!(
+        get(&c, "doctors.behavior"),
+        Ok(Value::Name("seek_centroid".into()))
+    );
     set(&mut c, "swarms.normal.count", &Value::Int(500)).unwrap();
     set(&mut c, "swarms.antivax.count", &Value::Float(30.0)).unwrap();
     assert_eq!((c.swarms.normal.count, c.swarms.antivax.count), (500, 30));
@@ -83,7 +97,10 @@ fn wrong_values_are_named_in_a_users_words() {
     let e = set(&mut c, "swarms.normal.max_speed", &Value::Bool(true)).unwrap_err();
     assert!(e.contains("not a number"), "{e}");
     let e = set(&mut c, "doctors.behavior", &Value::Name("seek".into())).unwrap_err();
-    assert!(e.contains("`passive`, `seek_nearest` or `seek_centroid`"), "{e}");
+    assert!(
+        e.contains("`passive`, `seek_nearest` or `seek_centroid`"),
+        "{e}"
+    );
     let e = set(&mut c, "swarms.normal.cuont", &Value::Int(3)).unwrap_err();
     assert_eq!(e, "unknown key `cuont`; did you mean `count`?");
     let e = set(&mut c, "epidemic.t_deth", &Value::Int(3)).unwrap_err();
@@ -95,7 +112,10 @@ fn wrong_values_are_named_in_a_users_words() {
 
 #[test]
 fn nearest_word_is_only_offered_when_close() {
-    assert_eq!(nearest("t_deth", ["t_death", "t_immunity"]), Some("t_death"));
+    assert_eq!(
+        nearest("t_deth", ["t_death", "t_immunity"]),
+        Some("t_death")
+    );
     assert_eq!(nearest("spede", ["speed", "count"]), Some("speed"));
     assert_eq!(nearest("zzzzzz", ["speed", "count"]), None);
     assert_eq!(distance("ab", "ba"), 1);
@@ -120,12 +140,20 @@ fn dynamic_bounds_follow_the_config() {
 
 /// serde's name of a value (what a scenario file says).
 fn serde_name<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_value(v).unwrap().as_str().unwrap().to_string()
+    serde_json::to_value(v)
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn names_agree<T>(all: &[T])
 where
-    T: Typed + bevy::reflect::FromReflect + bevy::reflect::Enum + serde::Serialize + PartialEq
+    T: Typed
+        + bevy::reflect::FromReflect
+        + bevy::reflect::Enum
+        + serde::Serialize
+        + PartialEq
         + std::fmt::Debug,
 {
     use crate::sim::names::{name_of, names, parse};

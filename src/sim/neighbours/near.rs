@@ -1,0 +1,147 @@
+//! The batched traversal: [`IndexRef::map_near`] gives every source boid its neighbourhood —
+//! the candidates within reach, as a [`Near`] — in one parallel pass that uses each backend's
+//! fastest walk (the KD-tree a kd group at a time, the grid a cell at a time over its
+//! contiguous arrays, brute force one query per boid). Modules above ask "who is near each of
+//! these boids?" and never name a backend. No systems live here.
+
+use bevy::prelude::*;
+
+use super::grid::{Grid, Lanes, Neighbourhood};
+use super::kdtree::Candidates;
+use super::{IndexRef, NeighbourIndex, Snapshot};
+use crate::sim::parallel::fill;
+
+/// One source boid's candidates, as its backend serves them during [`IndexRef::map_near`]:
+/// only boids that pass the traversal's target filter are ever reported.
+pub struct Near<'a> {
+    kind: NearKind<'a>,
+    target: &'a (dyn Fn(usize) -> bool + Sync),
+}
+
+enum NearKind<'a> {
+    /// The grid cells around the source's cell.
+    Cells {
+        grid: &'a Grid,
+        hood: &'a Neighbourhood,
+    },
+    /// A kd group's candidates (already filtered).
+    Group(&'a Candidates),
+    /// Plain queries of an index.
+    Query(&'a IndexRef<'a>),
+    /// Plain queries of a grid over the targets alone.
+    Subset(&'a Grid),
+}
+
+impl Near<'_> {
+    /// Calls `hit(slot, offset)` for every target whose minimum-image offset from `centre` is
+    /// shorter than `radius` (at most the traversal's reach), in the backend's order — the
+    /// order a query of `radius` would give.
+    #[inline]
+    pub fn for_each_within(&self, centre: Vec2, radius: f32, mut hit: impl FnMut(usize, Vec2)) {
+        match &self.kind {
+            NearKind::Cells { grid, hood } => {
+                let r2 = radius * radius;
+                for run in &hood.runs {
+                    grid.for_each_hit(hood, run, centre, r2, |e, offset| {
+                        let slot = grid.slot[e] as usize;
+                        if (self.target)(slot) {
+                            hit(slot, offset);
+                        }
+                    });
+                }
+            }
+            NearKind::Group(cands) => cands.for_each_within(centre, radius * radius, hit),
+            NearKind::Query(index) => index.for_each_within(centre, radius, |j, offset| {
+                if (self.target)(j) {
+                    hit(j, offset)
+                }
+            }),
+            NearKind::Subset(grid) => grid.query(centre, radius, hit),
+        }
+    }
+
+    /// Where the backend keeps its candidates in contiguous arrays (the grid, traversed with
+    /// every boid a target), visits them eight at a time as offsets from `centre` and
+    /// velocities ([`Lanes`], see [`Grid::lanes`]) and returns true; otherwise visits nothing
+    /// and returns false (use [`Near::for_each_within`]).
+    #[inline]
+    pub fn lanes(&self, centre: Vec2, visit: impl FnMut(&Lanes)) -> bool {
+        match &self.kind {
+            NearKind::Cells { grid, hood } => {
+                grid.lanes(hood, centre, visit);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl IndexRef<'_> {
+    /// For every boid whose slot passes `source`, `f(slot, near)` with its candidates within
+    /// `reach` that pass `target`; the results by slot (`T::default()` for the others).
+    /// `few_targets` says the targets are a small share of the boids (doctors, the infected):
+    /// backends that gain from it then index them alone. The result does not depend on the
+    /// number of threads.
+    pub fn map_near<T: Send + Clone + Default + 'static>(
+        &self,
+        snapshot: &Snapshot,
+        reach: f32,
+        few_targets: bool,
+        source: impl Fn(usize) -> bool + Sync,
+        target: impl Fn(usize) -> bool + Sync,
+        f: impl Fn(usize, &Near) -> T + Sync,
+    ) -> Vec<T> {
+        match self {
+            IndexRef::KdTree(tree) => tree.map_by_group_where(reach, &source, &target, |i, c| {
+                f(
+                    i,
+                    &Near {
+                        kind: NearKind::Group(c),
+                        target: &target,
+                    },
+                )
+            }),
+            IndexRef::Grid(grid) if !few_targets => grid.map_by_cell(reach, |e, hood| {
+                let slot = grid.slot[e] as usize;
+                if !source(slot) {
+                    return T::default();
+                }
+                f(
+                    slot,
+                    &Near {
+                        kind: NearKind::Cells { grid, hood },
+                        target: &target,
+                    },
+                )
+            }),
+            IndexRef::Grid(_) => {
+                // A grid of the targets alone, with cells of the reach.
+                let mut subset = Grid::default();
+                subset.rebuild_subset(snapshot, reach, &target);
+                let near = Near {
+                    kind: NearKind::Subset(&subset),
+                    target: &target,
+                };
+                per_source(snapshot.len(), &source, |i| f(i, &near))
+            }
+            IndexRef::Brute(_) => {
+                let near = Near {
+                    kind: NearKind::Query(self),
+                    target: &target,
+                };
+                per_source(snapshot.len(), &source, |i| f(i, &near))
+            }
+        }
+    }
+}
+
+/// `f(slot)` for every slot of `n` that passes `source`, in parallel; by slot.
+fn per_source<T: Send + Clone + Default + 'static>(
+    n: usize,
+    source: &(impl Fn(usize) -> bool + Sync),
+    f: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let mut out = vec![T::default(); n];
+    fill(&mut out, |i| if source(i) { f(i) } else { T::default() });
+    out
+}
