@@ -59,7 +59,7 @@ pub fn main() -> ExitCode {
                     .scenario
                     .as_deref()
                     .map_or("default".into(), view::control::scenario_name);
-                view::run_app(config, &name);
+                pandemic_boids::run_app(config, &name);
                 ExitCode::SUCCESS
             }
             Err(e) => fail(USAGE, e),

@@ -27,5 +27,5 @@ fn main() {
             .collect();
         web::put_metrics(&samples_csv(&rows));
     }
-    view::run_app(config, &link.scenario);
+    pandemic_boids::run_app(config, &link.scenario);
 }

@@ -3,9 +3,10 @@
 //!
 //! A module here is a concern: a file directly under `src/sim`, `src/run` or `src/view`, or a
 //! folder there (its files count as one module, e.g. `sim::neighbours`, `view::ui`), plus the
-//! three layer roots (`sim/mod.rs`, …). A parent composing its children (`agent::plugin` in
-//! `sim/mod.rs`) is not an import. `lib.rs` is left out: it is the one ordering point, whose
-//! phase sets every module names, and it composes the layers.
+//! three layer roots (`sim/mod.rs`, …), and the crate root `lib.rs` (module `crate`), which
+//! assembles the layers: nothing may import it (the phase sets live in `sim::schedule`, at the
+//! bottom). A parent composing its children (`agent::plugin` in `sim/mod.rs`) is not an
+//! import.
 //! `cargo test --test architecture -- --nocapture` prints the graph.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,8 +28,8 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The concern module a file belongs to (`sim::neighbours` for `sim/neighbours/grid.rs`), or
-/// `None` for the crate root and `main.rs`.
+/// The concern module a file belongs to (`sim::neighbours` for `sim/neighbours/grid.rs`,
+/// `crate` for `lib.rs`), or `None` for `main.rs` and the binary's files.
 fn module_of(rel: &Path) -> Option<String> {
     let parts: Vec<String> = rel
         .with_extension("")
@@ -41,6 +42,7 @@ fn module_of(rel: &Path) -> Option<String> {
             [m, ..] => Some(format!("{layer}::{m}")),
             [] => None,
         },
+        [root] if root == "lib" => Some("crate".to_string()),
         _ => None,
     }
 }
@@ -92,8 +94,16 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     for (m, rel, text) in files {
         let layer = m.split("::").next().unwrap().to_string();
         let mut targets = Vec::new();
+        // The crate root names its layers' modules without `crate::`.
+        let prefix = |l: &str| {
+            if m == "crate" {
+                format!("{l}::")
+            } else {
+                format!("crate::{l}::")
+            }
+        };
         for l in LAYERS {
-            for name in names_after(&text, &format!("crate::{l}::")) {
+            for name in names_after(&text, &prefix(l)) {
                 let module = format!("{l}::{name}");
                 if modules.contains(&module) {
                     targets.push(module);
@@ -103,10 +113,17 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
                 }
             }
         }
+        // An item of the crate root (`crate::SimPlugin`, `crate::{SimSystems, …}`).
+        if names_after(&text, "crate::")
+            .iter()
+            .any(|n| n.starts_with(char::is_uppercase))
+        {
+            targets.push("crate".to_string());
+        }
         // `super::x` in a file directly under a layer may name a sibling module (inside a
         // file's `mod tests`, `super::` is the file itself and names no module).
         let top_level_file = rel.components().count() == 2;
-        if top_level_file && m != layer {
+        if top_level_file && m != layer && m != "crate" {
             for name in names_after(&text, "super::") {
                 let module = format!("{layer}::{name}");
                 if modules.contains(&module) {
@@ -173,6 +190,14 @@ fn imports_point_down_with_no_circle() {
         );
     }
     assert!(edges.len() > 30, "{} modules found", edges.len());
+    assert!(!edges["crate"].is_empty(), "the crate root assembles the layers");
+    for (m, to) in &edges {
+        assert!(
+            !to.contains("crate"),
+            "{m} imports the crate root, which only assembles: name `sim::schedule` (phases) \
+             or the module that owns the item instead"
+        );
+    }
     if let Some(cycle) = find_cycle(&edges) {
         panic!("import circle: {}", cycle.join(" -> "));
     }

@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use serde::Serialize;
 
 use super::Simulation;
-use crate::SimSystems;
+use crate::sim::schedule::SimSystems;
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
 
@@ -122,7 +122,7 @@ pub fn flocking(n: usize) -> SimConfig {
 
 /// Instants between the phases of the last step.
 #[derive(Resource, Default)]
-struct PhaseClock([Option<Instant>; 10]);
+struct PhaseClock([Option<Instant>; 11]);
 
 fn mark<const K: usize>(mut clock: ResMut<PhaseClock>) {
     clock.0[K] = Some(Instant::now());
@@ -136,14 +136,15 @@ fn instrument(sim: &mut Simulation) {
         (
             mark::<0>.before(Spawn),
             mark::<1>.after(Spawn).before(Index),
-            mark::<2>.after(Index).before(Record),
-            mark::<3>.after(Record).before(Sense),
+            mark::<2>.after(Index).before(Sample),
+            mark::<3>.after(Sample).before(Sense),
             mark::<4>.after(Sense).before(Steer),
             mark::<5>.after(Steer).before(Integrate),
             mark::<6>.after(Integrate).before(Epidemic),
             mark::<7>.after(Epidemic).before(Population),
-            mark::<8>.after(Population).before(Advance),
-            mark::<9>.after(Advance),
+            mark::<8>.after(Population).before(Log),
+            mark::<9>.after(Log).before(Advance),
+            mark::<10>.after(Advance),
         ),
     );
 }
@@ -155,7 +156,7 @@ const PHASES: [(&str, usize, usize); 6] = [
     ("integrate", 5, 6),
     ("epidemic", 6, 7),
     ("metrics", 2, 3),
-    ("other", 7, 9),
+    ("other", 7, 10),
 ];
 
 /// One (size, backend) measurement.

@@ -32,8 +32,9 @@ use bevy::ecs::schedule::ExecutorKind;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 
-use crate::SimPlugin;
-use crate::sim::clock::{SimClock, StepMode};
+use crate::sim::SimPlugin;
+use crate::sim::clock::SimClock;
+use crate::sim::schedule::StepMode;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::parallel::task_pools;

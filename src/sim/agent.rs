@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use rand::Rng;
 use std::f32::consts::TAU;
 
-use crate::SimSystems;
+use crate::sim::schedule::SimSystems;
 use crate::sim::config::SimConfig;
 use crate::sim::rng::SimRng;
 use crate::sim::swarm::Swarm;

@@ -5,7 +5,7 @@
 
 use bevy::prelude::*;
 
-use crate::SteerSystems;
+use crate::sim::schedule::SteerSystems;
 use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, steer};
@@ -61,7 +61,7 @@ pub fn repulsion(
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(FixedUpdate, flee_doctors.in_set(SteerSystems::Flee));
+    app.add_systems(FixedUpdate, flee_doctors.in_set(SteerSystems::Repulsion));
 }
 
 /// Writes every boid's `Steering::repulsion` (zero unless Antivax with a doctor near).

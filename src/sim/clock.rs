@@ -1,9 +1,9 @@
 //! The simulation clock: step count and simulated time, advanced by the step's `Time::delta` in
-//! `SimSystems::Advance`, and the step mode that lets a run take a last look without moving.
+//! `SimSystems::Advance`, and the rule for timed events.
 
 use bevy::prelude::*;
 
-use crate::SimSystems;
+use crate::sim::schedule::SimSystems;
 use crate::sim::agent::RunStarted;
 use crate::sim::config::SimConfig;
 
@@ -17,16 +17,6 @@ pub struct SimClock {
     pub time: f64,
 }
 
-/// Whether the next steps move the world or only observe it.
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum StepMode {
-    /// The normal step: every phase runs.
-    #[default]
-    Full,
-    /// Index and record a final sample of the current state, without moving (end of a run).
-    Observe,
-}
-
 /// Whether a timed event due at `due` (s) fires in the step that ends at `step_end` (docs/model.md §5.2):
 /// events fire at the first step end at or after their due time, with a tolerance of half a
 /// step, so the realised period is the same at any dt — rounding of dt (it is stored in whole
@@ -36,15 +26,9 @@ pub fn is_due(due: f64, step_end: f64, dt: f64) -> bool {
     step_end >= due - 0.5 * dt
 }
 
-/// Run condition: the step moves the world.
-pub fn stepping(mode: Res<StepMode>) -> bool {
-    *mode == StepMode::Full
-}
-
 pub(super) fn plugin(app: &mut App) {
     app.register_type::<SimClock>()
         .init_resource::<SimClock>()
-        .init_resource::<StepMode>()
         .add_observer(|_: Trigger<RunStarted>, mut clock: ResMut<SimClock>| {
             *clock = SimClock::default();
         })

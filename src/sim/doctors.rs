@@ -11,7 +11,7 @@ use crate::sim::config::{DoctorBehavior, SimConfig};
 use crate::sim::math::steer;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot, SubsetIndex};
 use crate::sim::swarm::Swarm;
-use crate::{SimSystems, SteerSystems};
+use crate::sim::schedule::{SimSystems, SteerSystems};
 
 /// Radius of the first ring `seek_nearest` searches, px.
 const FIRST_SEEK_RING: f32 = 40.0;

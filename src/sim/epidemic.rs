@@ -3,12 +3,12 @@
 //! (§5.1), all decided on the state at the start of the step (the snapshot), so results depend
 //! neither on iteration order nor on thread count. Contacts come from the neighbour index.
 //! `spread_infection` runs in `SimSystems::Epidemic`; `track_epidemic` keeps the run's
-//! epidemic statistics in `SimSystems::Record`. Who infected whom is published as `Infected`.
+//! epidemic statistics in `SimSystems::Sample`. Who infected whom is published as `Infected`.
 
 use bevy::prelude::*;
 use serde::Serialize;
 
-use crate::SimSystems;
+use crate::sim::schedule::SimSystems;
 use crate::sim::agent::{AgentId, Disease, Health, RunStarted};
 use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{EpidemicConfig, SimConfig};
@@ -414,7 +414,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_observer(|_: Trigger<RunStarted>, mut stats: ResMut<EpidemicStats>| {
             *stats = EpidemicStats::default();
         })
-        .add_systems(FixedUpdate, track_epidemic.in_set(SimSystems::Record))
+        .add_systems(FixedUpdate, track_epidemic.in_set(SimSystems::Sample))
         .add_systems(FixedUpdate, spread_infection.in_set(SimSystems::Epidemic));
 }
 

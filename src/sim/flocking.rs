@@ -7,7 +7,7 @@
 use bevy::prelude::*;
 use std::f32::consts::{PI, TAU};
 
-use crate::SteerSystems;
+use crate::sim::schedule::SteerSystems;
 use crate::sim::agent::{Boid, Steering};
 use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, SteeringModel, SwarmParams};

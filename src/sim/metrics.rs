@@ -1,5 +1,5 @@
 //! Metrics (docs/model.md §8): per-swarm and overall counts and flocking measures, sampled every
-//! `sample_every` simulated seconds in `SimSystems::Record` from the step's snapshot (the state
+//! `sample_every` simulated seconds in `SimSystems::Sample` from the step's snapshot (the state
 //! at the start of the step) and kept for the whole run in `MetricsLog`. Cumulative counters
 //! (dead, born, caught) live in `Tally`, which the modules that kill, bear or catch update.
 //! The flocking measures are pure functions with tests below.
@@ -8,9 +8,10 @@ use bevy::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
 
-use crate::SimSystems;
+use crate::sim::schedule::SimSystems;
 use crate::sim::agent::RunStarted;
-use crate::sim::clock::{SimClock, StepMode};
+use crate::sim::clock::SimClock;
+use crate::sim::schedule::StepMode;
 use crate::sim::config::SimConfig;
 use crate::sim::math::unit;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
@@ -551,7 +552,7 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Tally>()
         .init_resource::<MetricsLog>()
         .add_observer(reset_metrics)
-        .add_systems(FixedUpdate, record_metrics.in_set(SimSystems::Record));
+        .add_systems(FixedUpdate, record_metrics.in_set(SimSystems::Sample));
 }
 
 fn reset_metrics(_: Trigger<RunStarted>, mut tally: ResMut<Tally>, mut log: ResMut<MetricsLog>) {

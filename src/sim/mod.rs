@@ -18,6 +18,7 @@ pub mod population;
 pub mod predators;
 pub mod reproduction;
 pub mod rng;
+pub mod schedule;
 pub mod space;
 pub mod stats;
 pub mod swarm;
@@ -25,7 +26,25 @@ pub mod transmission;
 
 use bevy::prelude::*;
 
-pub(super) fn plugin(app: &mut App) {
+use crate::sim::config::SimConfig;
+
+/// Everything that simulates. Needs `Time` (e.g. from `MinimalPlugins` or `DefaultPlugins`).
+pub struct SimPlugin {
+    /// The run's configuration (becomes the `SimConfig` resource).
+    pub config: SimConfig,
+}
+
+impl Plugin for SimPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(self.config.clone())
+            .register_type::<SimConfig>()
+            .insert_resource(Time::<Fixed>::from_seconds(self.config.dt));
+        schedule::order_simulation(app);
+        app.add_plugins(plugin);
+    }
+}
+
+fn plugin(app: &mut App) {
     app.add_plugins((
         agent::plugin,
         clock::plugin,

@@ -4,7 +4,7 @@
 
 use bevy::prelude::*;
 
-use crate::IntegrateSystems;
+use crate::sim::schedule::IntegrateSystems;
 use crate::sim::agent::{Boid, Position, Steering, Velocity};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, truncate};

@@ -10,7 +10,7 @@ use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use std::f32::consts::TAU;
 
-use crate::PopulationSystems;
+use crate::sim::schedule::PopulationSystems;
 use crate::sim::agent::{AgentId, Breeding, Disease, Health, IdCounter, Sex, boid};
 use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{PopulationConfig, SimConfig};

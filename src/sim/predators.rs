@@ -22,7 +22,7 @@ use crate::sim::movement::{SpeedBand, integrate};
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Row, Snapshot};
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
 use crate::sim::space::Space;
-use crate::{IntegrateSystems, PopulationSystems, SimSystems};
+use crate::sim::schedule::{IntegrateSystems, PopulationSystems, SimSystems};
 
 /// Flee acceleration at full urgency, px/s²: 10 px/frame² at the reference 60 frames/s.
 pub const FLEE_ACCELERATION: f32 = 36_000.0;

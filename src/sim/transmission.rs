@@ -1,12 +1,12 @@
 //! Who infected whom (docs/model.md §8, transmission record): one [`Transmission`] per infection,
 //! with its infector, generation, how it ended and how many boids it infected in turn. Built in
-//! `SimSystems::Record` from the infections, cures, deaths, recoveries and catches the previous
+//! `SimSystems::Sample` from the infections, cures, deaths, recoveries and catches the previous
 //! step published (and, on the first step, from the boids infected at the start), so it lags the
 //! world by one step; the final observation of a run brings it up to date.
 
 use bevy::prelude::*;
 
-use crate::SimSystems;
+use crate::sim::schedule::SimSystems;
 use crate::sim::agent::RunStarted;
 use crate::sim::clock::SimClock;
 use crate::sim::config::{CatchMode, SimConfig};
@@ -215,7 +215,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_observer(|_: Trigger<RunStarted>, mut log: ResMut<TransmissionLog>| {
             *log = TransmissionLog::default();
         })
-        .add_systems(FixedUpdate, record_transmissions.in_set(SimSystems::Record));
+        .add_systems(FixedUpdate, record_transmissions.in_set(SimSystems::Log));
 }
 
 /// Brings the log up to date: the boids infected at the start (first step), then the previous

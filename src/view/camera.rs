@@ -12,7 +12,7 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::Position;
 use crate::sim::config::SimConfig;
 use crate::view::input::{CursorWorld, DragState};

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::{AgentId, ResetRequest};
-use crate::sim::clock::StepMode;
+use crate::sim::schedule::StepMode;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::neighbours::Snapshot;

@@ -16,7 +16,7 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiContexts, egui};
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 
 /// A press that moves further than this many screen pixels is a drag, not a click.
 pub const DRAG_THRESHOLD_PX: f32 = 4.0;

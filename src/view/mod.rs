@@ -19,16 +19,35 @@ pub mod video;
 pub mod web;
 
 use bevy::prelude::*;
-use bevy::window::WindowResolution;
 use bevy_egui::EguiPlugin;
 use bevy_inspector_egui::DefaultInspectorConfigPlugin;
 
-use crate::sim::config::SimConfig;
-use crate::sim::parallel::task_pools;
-use crate::{SimPlugin, ViewPlugin};
+use crate::sim::schedule::order_view;
+
+/// Everything that draws and takes input: sprites, camera, egui panels.
+pub struct ViewPlugin;
+
+impl Plugin for ViewPlugin {
+    fn build(&self, app: &mut App) {
+        order_view(app);
+        app.add_plugins(plugin);
+    }
+}
+
+/// The panels, run controls, input and selection without anything that draws the world: what
+/// [`ViewPlugin`] adds besides rendering. Runs headless once `bevy_egui`'s `EguiPlugin` and a
+/// primary egui context exist — how the tests press keys and check the panels.
+pub struct PanelsPlugin;
+
+impl Plugin for PanelsPlugin {
+    fn build(&self, app: &mut App) {
+        order_view(app);
+        app.add_plugins(panels);
+    }
+}
 
 /// Everything that draws: egui, the camera, boid visuals, overlays, plus [`panels`].
-pub(super) fn plugin(app: &mut App) {
+fn plugin(app: &mut App) {
     app.add_plugins((EguiPlugin::default(), DefaultInspectorConfigPlugin))
         .add_plugins((
             camera::plugin,
@@ -41,7 +60,7 @@ pub(super) fn plugin(app: &mut App) {
 
 /// Input, run controls, selection, parameter edits and the egui panels — what needs no
 /// renderer, so it also runs headless (given an egui context; tests drive the panels so).
-pub(super) fn panels(app: &mut App) {
+fn panels(app: &mut App) {
     app.init_resource::<overlays::Overlays>()
         .init_resource::<link::CurrentScenario>()
         .init_resource::<transmissions::TransmissionLines>()
@@ -55,32 +74,4 @@ pub(super) fn panels(app: &mut App) {
             timing::plugin,
             ui::plugin,
         ));
-}
-
-/// Opens the interactive window on `config`, which started from shipped scenario `scenario`
-/// (what "copy link" names), and runs until it is closed.
-pub fn run_app(config: SimConfig, scenario: &str) {
-    app(config, scenario).run();
-}
-
-/// The interactive app, not yet running. In a browser the window is the page's
-/// `<canvas id="bevy">`, sized to its parent.
-pub fn app(config: SimConfig, scenario: &str) -> App {
-    let window = Window {
-        title: "pandemic-boids".into(),
-        resolution: WindowResolution::new(1600.0, 900.0),
-        #[cfg(target_arch = "wasm32")]
-        canvas: Some("#bevy".into()),
-        #[cfg(target_arch = "wasm32")]
-        fit_canvas_to_parent: true,
-        ..default()
-    };
-    let mut app = App::new();
-    app.add_plugins(DefaultPlugins.set(task_pools(None)).set(WindowPlugin {
-        primary_window: Some(window),
-        ..default()
-    }))
-    .add_plugins((SimPlugin { config }, ViewPlugin))
-    .insert_resource(link::CurrentScenario(scenario.to_string()));
-    app
 }

@@ -7,7 +7,7 @@ use std::f32::consts::FRAC_PI_2;
 
 use bevy::prelude::*;
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 
 use crate::sim::agent::{AgentId, Boid, Health, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};

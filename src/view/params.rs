@@ -6,7 +6,7 @@
 
 use bevy::prelude::*;
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 
 use crate::sim::config::{SimConfig, Value};
 

@@ -9,14 +9,15 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 
 #[cfg(not(target_arch = "wasm32"))]
-use crate::sim::{clock::SimClock, clock::stepping, config::SimConfig};
+use crate::sim::schedule::stepping;
+use crate::sim::{clock::SimClock, config::SimConfig};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::view::{
     control::RunControl, control::stamp, overlays::Overlays, transmissions::TransmissionLines,
     video::Recorder, video::VideoOptions,
 };
 #[cfg(not(target_arch = "wasm32"))]
-use crate::{SimSystems, ViewSystems};
+use crate::sim::schedule::{SimSystems, ViewSystems};
 
 /// Frames per simulated second of a recording.
 pub const RECORD_FPS: f64 = 15.0;
@@ -50,7 +51,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             FixedUpdate,
             capture
-                .after(SimSystems::Record)
+                .after(SimSystems::Sample)
                 .before(SimSystems::Sense)
                 .run_if(stepping),
         );

@@ -5,7 +5,7 @@
 
 use bevy::prelude::*;
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 
 use crate::sim::agent::{Boid, Disease, Health, Position, Velocity};
 use crate::sim::predators::Predator;

@@ -6,7 +6,7 @@
 use bevy::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::{Boid, Position};
 use crate::sim::config::SimConfig;
 use crate::sim::space::Space;

@@ -7,7 +7,7 @@
 
 use bevy::prelude::*;
 
-use crate::ViewSystems;
+use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::{AgentId, Boid, Position};
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;

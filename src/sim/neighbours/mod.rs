@@ -30,7 +30,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_spatial::kdtree::KDTree2;
 
-use crate::SimSystems;
+use crate::sim::schedule::SimSystems;
 use crate::sim::agent::{AgentId, Boid, Health, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
 use crate::sim::swarm::Swarm;

@@ -1,0 +1,190 @@
+//! The schedule: every system set of the program and the one place they are ordered. A
+//! simulation step runs in `FixedUpdate` through the phases of [`SimSystems`], in this order:
+//!
+//! 1. [`SimSystems::Spawn`] — start a run when one is requested (despawn, reseed, spawn).
+//! 2. [`SimSystems::Index`] — copy the ECS into the step's snapshot; rebuild the neighbour
+//!    index from it.
+//! 3. [`SimSystems::Sample`] — sample metrics and the epidemic's peak of the state at the
+//!    start of the step, when a sample is due.
+//! 4. [`SimSystems::Sense`] — perception steering depends on (predator fear).
+//! 5. [`SimSystems::Steer`] — steering accelerations into `Steering`, in the order of
+//!    [`SteerSystems`]: flocking, doctors' seek, Antivax repulsion.
+//! 6. [`SimSystems::Integrate`] — boids move, then predators ([`IntegrateSystems`]).
+//! 7. [`SimSystems::Epidemic`] — infection, cure, death, recovery and waning immunity,
+//!    decided on the state at the start of the step.
+//! 8. [`SimSystems::Population`] — aging, births and promotion, then predator catches
+//!    ([`PopulationSystems`]).
+//! 9. [`SimSystems::Log`] — the step's events into the run's logs (who infected whom).
+//! 10. [`SimSystems::Advance`] — the clock moves on by dt.
+//!
+//! Phases 4–10 run only when the step moves the world (not on a run's final observation, see
+//! `StepMode`). The view's frame runs in `Update` through [`ViewSystems`]. New phases are added
+//! here and nowhere else; a system joins one with `.in_set(SimSystems::…)`. No systems live
+//! here.
+
+use bevy::prelude::*;
+
+/// Whether the next steps move the world or only observe it.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StepMode {
+    /// The normal step: every phase runs.
+    #[default]
+    Full,
+    /// Index and sample a final observation of the current state, without moving (the end of
+    /// a run).
+    Observe,
+}
+
+/// Run condition: the step moves the world.
+pub fn stepping(mode: Res<StepMode>) -> bool {
+    *mode == StepMode::Full
+}
+
+/// Phases of one simulation step (in `FixedUpdate`), in order.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SimSystems {
+    /// 1. Start a run when one is requested: despawn, reseed, spawn the initial population.
+    Spawn,
+    /// 2. Copy the ECS into the step's snapshot and rebuild the neighbour index from it.
+    Index,
+    /// 3. Sample metrics of the state at the start of the step, when a sample is due.
+    Sample,
+    /// 4. Perception that steering depends on (predator fear and its weight gain).
+    Sense,
+    /// 5. Steering accelerations into each boid's `Steering` (flocking, seek, repulsion).
+    Steer,
+    /// 6. Integrate velocity and position with the step's dt; apply the boundary.
+    Integrate,
+    /// 7. Infection, cure, death and immunity, decided on the state at the start of the step.
+    Epidemic,
+    /// 8. Births, aging, promotion to doctor, predator catches.
+    Population,
+    /// 9. The step's events into the run's logs, so every log agrees with the world at the
+    ///    end of the step.
+    Log,
+    /// 10. Advance the simulation clock by dt.
+    Advance,
+}
+
+/// The steering contributions of [`SimSystems::Steer`], in order. Each writes its own field of
+/// `Steering`; the order makes a step's schedule the same on every run. (Predator flight,
+/// `Steering::flee`, is written earlier, in [`SimSystems::Sense`].)
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SteerSystems {
+    /// Separation, alignment, cohesion and noise (`Steering::flocking`, `::noise`).
+    Flocking,
+    /// Doctors seeking the infected (`Steering::seek`).
+    Seek,
+    /// Antivax boids fleeing doctors (`Steering::repulsion`).
+    Repulsion,
+}
+
+/// The two parts of [`SimSystems::Integrate`], in order: boids move, then predators (both
+/// write `Position` and `Velocity`, of different entities).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntegrateSystems {
+    /// Boids move.
+    Boids,
+    /// Predators move.
+    Predators,
+}
+
+/// The two parts of [`SimSystems::Population`], in order: aging, births and promotions, then
+/// predator catches (both count into the run's `Tally`).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PopulationSystems {
+    /// Aging, births, promotion to doctor.
+    Life,
+    /// Predators catch boids.
+    Catches,
+}
+
+/// What the view does each frame (in `Update`), in order. The egui panels draw afterwards, in
+/// bevy_egui's own pass.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewSystems {
+    /// Where the cursor is in the world.
+    Pointer,
+    /// Keys and mouse drags become actions and drag state.
+    Input,
+    /// Actions are carried out (run controls, files, camera and selection requests).
+    Control,
+    /// The camera pans, zooms, fits and follows.
+    Camera,
+    /// Clicks select a boid.
+    Select,
+    /// Boids, predators and overlays are drawn.
+    Draw,
+}
+
+/// The phases that run only when the step moves the world.
+const MOVING_PHASES: [SimSystems; 7] = [
+    SimSystems::Sense,
+    SimSystems::Steer,
+    SimSystems::Integrate,
+    SimSystems::Epidemic,
+    SimSystems::Population,
+    SimSystems::Log,
+    SimSystems::Advance,
+];
+
+/// Orders the simulation's phases and their parts in `FixedUpdate`.
+pub fn order_simulation(app: &mut App) {
+    app.init_resource::<StepMode>().configure_sets(
+        FixedUpdate,
+        (
+            SimSystems::Spawn,
+            SimSystems::Index,
+            SimSystems::Sample,
+            SimSystems::Sense,
+            SimSystems::Steer,
+            SimSystems::Integrate,
+            SimSystems::Epidemic,
+            SimSystems::Population,
+            SimSystems::Log,
+            SimSystems::Advance,
+        )
+            .chain(),
+    )
+    .configure_sets(
+        FixedUpdate,
+        (
+            SteerSystems::Flocking,
+            SteerSystems::Seek,
+            SteerSystems::Repulsion,
+        )
+            .chain()
+            .in_set(SimSystems::Steer),
+    )
+    .configure_sets(
+        FixedUpdate,
+        (IntegrateSystems::Boids, IntegrateSystems::Predators)
+            .chain()
+            .in_set(SimSystems::Integrate),
+    )
+    .configure_sets(
+        FixedUpdate,
+        (PopulationSystems::Life, PopulationSystems::Catches)
+            .chain()
+            .in_set(SimSystems::Population),
+    );
+    for phase in MOVING_PHASES {
+        app.configure_sets(FixedUpdate, phase.run_if(stepping));
+    }
+}
+
+/// Orders the view's frame in `Update`.
+pub fn order_view(app: &mut App) {
+    app.configure_sets(
+        Update,
+        (
+            ViewSystems::Pointer,
+            ViewSystems::Input,
+            ViewSystems::Control,
+            ViewSystems::Camera,
+            ViewSystems::Select,
+            ViewSystems::Draw,
+        )
+            .chain(),
+    );
+}
