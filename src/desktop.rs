@@ -15,7 +15,7 @@ use pandemic_boids::run::cli::{
 };
 use pandemic_boids::run::experiment::{ExperimentOptions, expand_scenarios};
 use pandemic_boids::run::headless::{self, RunOptions, StepObserver};
-use pandemic_boids::run::jobs::Outcome;
+use pandemic_boids::run::jobs::JobStatus;
 use pandemic_boids::run::sweep::SweepOptions;
 use pandemic_boids::sim::config::{ConfigError, SimConfig, default_scenario};
 use pandemic_boids::view;
@@ -148,7 +148,7 @@ fn sweep(args: SweepArgs) -> ExitCode {
         .outcomes
         .iter()
         .filter_map(|(s, o)| match o {
-            Outcome::Failed(why) => Some((s, why)),
+            JobStatus::Failed(why) => Some((s, why)),
             _ => None,
         })
         .collect();

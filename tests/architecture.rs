@@ -190,7 +190,10 @@ fn imports_point_down_with_no_circle() {
         );
     }
     assert!(edges.len() > 30, "{} modules found", edges.len());
-    assert!(!edges["crate"].is_empty(), "the crate root assembles the layers");
+    assert!(
+        !edges["crate"].is_empty(),
+        "the crate root assembles the layers"
+    );
     for (m, to) in &edges {
         assert!(
             !to.contains("crate"),
@@ -230,4 +233,39 @@ fn the_checker_sees_a_circle() {
         ),
         ["agent", "config", "math"]
     );
+}
+
+/// Every file of `src/` and `tests/` with its text.
+fn sources() -> Vec<(PathBuf, String)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    ["src", "tests", "examples"]
+        .iter()
+        .flat_map(|d| rust_files(&root.join(d)))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        })
+        .collect()
+}
+
+#[test]
+fn files_hold_one_concern_and_comments_fit_the_page() {
+    for (path, text) in sources() {
+        let lines = text.lines().count();
+        assert!(
+            lines <= 600,
+            "{} has {lines} lines: split it by concern (tests into a `tests.rs` beside it)",
+            path.display()
+        );
+        for (k, line) in text.lines().enumerate() {
+            let comment = line.trim_start().starts_with("//");
+            let columns = line.chars().count();
+            assert!(
+                !comment || columns <= 100,
+                "{}:{}: a comment line of {columns} columns (at most 100)",
+                path.display(),
+                k + 1
+            );
+        }
+    }
 }

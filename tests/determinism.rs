@@ -1,5 +1,5 @@
-//! Determinism (docs/model.md §9): the same config and seed give byte-identical output files, whatever
-//! the number of threads; a different seed gives different output.
+//! Determinism (docs/model.md §9): the same config and seed give byte-identical output files,
+//! whatever the number of threads; a different seed gives different output.
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;

@@ -1,5 +1,6 @@
 //! Documents generated from the code stay current: `docs/configuration.md` is the config's keys
-//! (their fields' docs and specs) written out. Regenerate with `UPDATE_DOCS=1 cargo test --test docs`.
+//! (their fields' docs and specs) written out. Regenerate with `UPDATE_DOCS=1 cargo test --test
+//! docs`.
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
-//! The epidemic through the whole app (docs/model.md §5): the interaction matrix, death and recovery
-//! timing, waning immunity, and an epidemic curve that does not depend on dt.
+//! The epidemic through the whole app (docs/model.md §5): the interaction matrix, death and
+//! recovery timing, waning immunity, and an epidemic curve that does not depend on dt.
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;

@@ -202,7 +202,7 @@ fn i_selects_the_infected_boid_that_has_infected_the_most() {
 #[test]
 fn the_record_toggle_writes_a_gif_of_the_steps_it_saw() {
     use pandemic_boids::sim::clock::SimClock;
-    use pandemic_boids::view::record::{RECORD_FPS, RecordRequest};
+    use pandemic_boids::view::recording::{RECORD_FPS, RecordRequest};
     let tmp = tempfile::tempdir().unwrap();
     let mut app = panels();
     {

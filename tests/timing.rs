@@ -1,7 +1,7 @@
-//! Timed events are exact at any dt (docs/model.md §5.2): an infection, immunity and a breeding cooldown
-//! last their configured time to within half a step at dt = 1/30, 1/60, 1/120 s and an odd
-//! 0.013 s, through the real fixed-step clock (whose dt is rounded to whole nanoseconds). Also:
-//! a boid that dies of the disease cannot be caught by a predator in the same step.
+//! Timed events are exact at any dt (docs/model.md §5.2): an infection, immunity and a breeding
+//! cooldown last their configured time to within half a step at dt = 1/30, 1/60, 1/120 s and an odd
+//! 0.013 s, through the real fixed-step clock (whose dt is rounded to whole nanoseconds). Also: a
+//! boid that dies of the disease cannot be caught by a predator in the same step.
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;

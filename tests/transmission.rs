@@ -76,7 +76,7 @@ fn the_record_agrees_with_the_epidemic_counts() {
     for t in r {
         match t.infector {
             Some(f) => {
-                let parent = &r[f.record];
+                let parent = &r[f.infection];
                 assert_eq!(parent.infectee, f.id);
                 assert_eq!(t.generation, parent.generation + 1);
                 assert!(parent.time_s < t.time_s);

@@ -12,9 +12,9 @@ use bevy::prelude::*;
 use serde::Serialize;
 
 use super::Simulation;
-use crate::sim::schedule::SimSystems;
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
+use crate::sim::schedule::SimSystems;
 
 /// Neighbours per boid the pandemic workload's density aims for within the alignment radius
 /// (boids scattered at random; flocking gathers them to about 25).

@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::jobs::{Job, Outcome, derive_seed, execute};
+use super::jobs::{Job, JobStatus, derive_seed, execute};
 use super::plots::{plot_experiment, plot_run};
 use super::results::{
     RunRecord, Series, is_complete, read_run, write_aggregate_csv, write_summary_csv,
@@ -121,10 +121,10 @@ pub fn run(opts: &ExperimentOptions) -> Result<Report> {
     let mut report = Report::default();
     for (job, outcome) in jobs.iter().zip(&outcomes) {
         match outcome {
-            Outcome::Ran => report.ran += 1,
-            Outcome::Skipped => report.skipped += 1,
-            Outcome::Stopped => report.stopped += 1,
-            Outcome::Failed(e) => report.failed.push((job.dir.clone(), e.clone())),
+            JobStatus::Ran => report.ran += 1,
+            JobStatus::Skipped => report.skipped += 1,
+            JobStatus::Stopped => report.stopped += 1,
+            JobStatus::Failed(e) => report.failed.push((job.dir.clone(), e.clone())),
         }
     }
     report.written = write_tables_and_plots(&opts.out, &jobs, opts.measure_from)?;

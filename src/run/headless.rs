@@ -18,7 +18,7 @@ use super::plots::{plot_rt, plot_run};
 use super::results::Series;
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::EpidemicStats;
-use crate::sim::metrics::{MetricsLog, Sample, Tally, next_sample_time};
+use crate::sim::metrics::{MetricsLog, SWARM_MEASURES, Sample, Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::{
     BINS_PER_WINDOW, first_generation_r0, reproduction_series, serial_intervals, well_mixed_r0,
@@ -222,43 +222,21 @@ pub fn summary(sim: &Simulation, completed: bool) -> Value {
     let mut swarms = serde_json::Map::new();
     for swarm in Swarm::ALL {
         let k = swarm.index();
-        let g = &last.swarms[k];
-        swarms.insert(
-            swarm.key().into(),
-            json!({
-                "spawned": tally.spawned[k],
-                "final": {
-                    "alive": g.alive,
-                    "susceptible": g.susceptible,
-                    "infected": g.infected,
-                    "recovered": g.recovered,
-                    "dead": g.dead,
-                    "born": g.born,
-                    "caught": g.caught,
-                    "polarisation": opt(g.polarisation),
-                    "cohesion_px": opt(g.cohesion_px),
-                    "rms_separation_px": opt(g.rms_separation_px),
-                    "nearest_neighbour_px": opt(g.nearest_neighbour_px),
-                    "flocks": g.flocks,
-                    "mean_speed_px_s": opt(g.mean_speed_px_s),
-                    "largest_flock_frac": opt(g.largest_flock_frac),
-                    "nn_cv": opt(g.nn_cv),
-                    "milling": opt(g.milling),
-                    "elongation": opt(g.elongation),
-                },
-                "mean_polarisation": opt(mean_of(samples, |s| s.swarms[k].polarisation)),
-                "mean_cohesion_px": opt(mean_of(samples, |s| s.swarms[k].cohesion_px)),
-                "mean_speed_px_s": opt(mean_of(samples, |s| s.swarms[k].mean_speed_px_s)),
-                "mean_nearest_neighbour_px":
-                    opt(mean_of(samples, |s| s.swarms[k].nearest_neighbour_px)),
-                "mean_flocks": opt(mean_of(samples, |s| s.swarms[k].flocks.map(|f| f as f64))),
-                "mean_largest_flock_frac":
-                    opt(mean_of(samples, |s| s.swarms[k].largest_flock_frac)),
-                "mean_nn_cv": opt(mean_of(samples, |s| s.swarms[k].nn_cv)),
-                "mean_milling": opt(mean_of(samples, |s| s.swarms[k].milling)),
-                "mean_elongation": opt(mean_of(samples, |s| s.swarms[k].elongation)),
-            }),
-        );
+        let mut entry = serde_json::Map::new();
+        entry.insert("spawned".into(), tally.spawned[k].into());
+        let finals: serde_json::Map<String, Value> = SWARM_MEASURES
+            .iter()
+            .filter(|m| m.in_final)
+            .map(|m| (m.name.to_string(), (m.read)(&last.swarms[k]).json()))
+            .collect();
+        entry.insert("final".into(), Value::Object(finals));
+        for m in &SWARM_MEASURES {
+            if let Some(key) = m.run_mean {
+                let mean = mean_of(samples, |s| (m.read)(&s.swarms[k]).value());
+                entry.insert(key.into(), opt(mean));
+            }
+        }
+        swarms.insert(swarm.key().into(), Value::Object(entry));
     }
     let o = &last.overall;
     let stats = sim.world().resource::<EpidemicStats>();

@@ -30,7 +30,7 @@ pub struct Job {
 
 /// How a job went.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub enum JobStatus {
     /// Ran to completion now.
     Ran,
     /// Already complete with this exact config: skipped.
@@ -60,7 +60,7 @@ pub fn execute(
     jobs: usize,
     progress: bool,
     stop: Option<Arc<AtomicBool>>,
-) -> Vec<Outcome> {
+) -> Vec<JobStatus> {
     let bar = if progress {
         let bar = ProgressBar::new(list.len() as u64);
         bar.set_style(
@@ -74,7 +74,7 @@ pub fn execute(
         ProgressBar::hidden()
     };
     let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; list.len()]);
+    let outcomes: Mutex<Vec<Option<JobStatus>>> = Mutex::new(vec![None; list.len()]);
     let stopped = || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, list.len().max(1)) {
@@ -83,9 +83,9 @@ pub fn execute(
                     let k = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = list.get(k) else { break };
                     let outcome = if stopped() {
-                        Outcome::Stopped
+                        JobStatus::Stopped
                     } else if already_done(job) {
-                        Outcome::Skipped
+                        JobStatus::Skipped
                     } else {
                         let opts = RunOptions {
                             config: job.config.clone(),
@@ -96,10 +96,10 @@ pub fn execute(
                             observer: None,
                         };
                         match catch_unwind(AssertUnwindSafe(|| run_one(opts))) {
-                            Ok(Ok(r)) if r.completed => Outcome::Ran,
-                            Ok(Ok(_)) => Outcome::Stopped,
-                            Ok(Err(e)) => Outcome::Failed(e.to_string()),
-                            Err(panic) => Outcome::Failed(format!(
+                            Ok(Ok(r)) if r.completed => JobStatus::Ran,
+                            Ok(Ok(_)) => JobStatus::Stopped,
+                            Ok(Err(e)) => JobStatus::Failed(e.to_string()),
+                            Err(panic) => JobStatus::Failed(format!(
                                 "the run panicked: {}",
                                 panic
                                     .downcast_ref::<String>()
@@ -109,7 +109,7 @@ pub fn execute(
                             )),
                         }
                     };
-                    if let Outcome::Failed(e) = &outcome {
+                    if let JobStatus::Failed(e) = &outcome {
                         bar.suspend(|| eprintln!("run {} failed: {e}", job.dir.display()));
                     }
                     bar.inc(1);
@@ -124,7 +124,7 @@ pub fn execute(
         .into_inner()
         .expect("no poisoned lock")
         .into_iter()
-        .map(|o| o.unwrap_or(Outcome::Stopped))
+        .map(|o| o.unwrap_or(JobStatus::Stopped))
         .collect()
 }
 

@@ -34,10 +34,10 @@ use bevy::time::TimeUpdateStrategy;
 
 use crate::sim::SimPlugin;
 use crate::sim::clock::SimClock;
-use crate::sim::schedule::StepMode;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::parallel::task_pools;
+use crate::sim::schedule::StepMode;
 
 /// A headless simulation: `MinimalPlugins` + [`SimPlugin`], with time advanced by exactly one
 /// fixed step of `dt` per update.

@@ -1,9 +1,9 @@
-//! A run's output folder (docs/model.md §9): `config.toml` (the exact resolved config), `metrics.csv`
-//! (written row by row as the run goes, flushed each time, so a killed run keeps its rows),
-//! `agents.csv` when `agents_every` is set (every boid at each agent sample, streamed the same
-//! way), `transmissions.csv` (each infection once it has ended, streamed; those still going on
-//! at the end last), `rt.csv` (the reproduction numbers, at the end) and `summary.json`
-//! (written at the end, also after Ctrl-C).
+//! A run's output folder (docs/model.md §9): `config.toml` (the exact resolved config),
+//! `metrics.csv` (written row by row as the run goes, flushed each time, so a killed run keeps its
+//! rows), `agents.csv` when `agents_every` is set (every boid at each agent sample, streamed the
+//! same way), `transmissions.csv` (each infection once it has ended, streamed; those still going on
+//! at the end last), `rt.csv` (the reproduction numbers, at the end) and `summary.json` (written at
+//! the end, also after Ctrl-C).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -126,7 +126,7 @@ pub fn transmission_row(out: &mut String, r: usize, t: &Transmission) {
         t.time_s,
         text(infector.map(|f| f.id.to_string())),
         infector.map_or("", |f| f.swarm.key()),
-        text(infector.map(|f| f.record.to_string())),
+        text(infector.map(|f| f.infection.to_string())),
         t.infectee,
         t.swarm.key(),
         t.pos.x,

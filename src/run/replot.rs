@@ -1,5 +1,5 @@
-//! The `plot DIR` command: re-draws the plots of a run (`sir.png`, `rt.png`), experiment or sweep folder from the
-//! files it holds, whichever kind of folder it is.
+//! The `plot DIR` command: re-draws the plots of a run (`sir.png`, `rt.png`), experiment or sweep
+//! folder from the files it holds, whichever kind of folder it is.
 
 use std::path::{Path, PathBuf};
 

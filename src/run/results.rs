@@ -10,54 +10,78 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
 
+use std::sync::OnceLock;
+
+use crate::sim::metrics::{SWARM_MEASURES, Spread};
 use crate::sim::stats::estimate;
 
-/// The measures of one run that the tables report, in column order: the epidemic's (from
-/// `summary.json`; `r0` is the first generation's mean secondary infections, `serial_interval_s`
-/// the mean serial interval), then the Normal swarm's flocking structure averaged over a window of the
-/// run (from `metrics.csv`; see [`FLOCKING_MEASURES`]).
-pub const MEASURES: [&str; 19] = [
-    "peak_infected",
-    "peak_fraction",
-    "peak_time_s",
-    "attack_rate",
-    "eradication_time_s",
-    "final_susceptible",
-    "final_infected",
-    "final_recovered",
-    "final_dead",
-    "r0",
-    "serial_interval_s",
-    "mean_polarisation_normal",
-    "sd_polarisation_normal",
-    "mean_nearest_neighbour_px_normal",
-    "mean_nn_cv_normal",
-    "mean_largest_flock_frac_normal",
-    "mean_flocks_normal",
-    "mean_milling_normal",
-    "mean_elongation_normal",
+/// The epidemic's measures of one run and where `summary.json` has them: `r0` is the first
+/// generation's mean secondary infections, `serial_interval_s` the mean serial interval.
+const EPIDEMIC_MEASURES: [(&str, &[&str]); 11] = [
+    ("peak_infected", &["epidemic", "peak_infected", "count"]),
+    ("peak_fraction", &["epidemic", "peak_infected", "fraction"]),
+    ("peak_time_s", &["epidemic", "peak_infected", "time_s"]),
+    ("attack_rate", &["epidemic", "attack_rate"]),
+    ("eradication_time_s", &["epidemic", "eradication_time_s"]),
+    ("final_susceptible", &["epidemic", "final", "susceptible"]),
+    ("final_infected", &["epidemic", "final", "infected"]),
+    ("final_recovered", &["epidemic", "final", "recovered"]),
+    ("final_dead", &["epidemic", "final", "dead"]),
+    ("r0", &["transmission", "r0_first_generation", "mean"]),
+    (
+        "serial_interval_s",
+        &["transmission", "serial_interval_s", "mean"],
+    ),
 ];
 
-/// How each flocking measure of [`MEASURES`] is made from a `metrics.csv` column over the
-/// window: its mean, or (`sd_`) its standard deviation over time — how much it fluctuates.
-const FLOCKING_MEASURES: [(&str, &str, bool); 8] = [
-    ("mean_polarisation_normal", "normal_polarisation", false),
-    ("sd_polarisation_normal", "normal_polarisation", true),
-    (
-        "mean_nearest_neighbour_px_normal",
-        "normal_nearest_neighbour_px",
-        false,
-    ),
-    ("mean_nn_cv_normal", "normal_nn_cv", false),
-    (
-        "mean_largest_flock_frac_normal",
-        "normal_largest_flock_frac",
-        false,
-    ),
-    ("mean_flocks_normal", "normal_flocks", false),
-    ("mean_milling_normal", "normal_milling", false),
-    ("mean_elongation_normal", "normal_elongation", false),
-];
+/// How a flocking measure of the tables is made from a `metrics.csv` column of the Normal
+/// swarm over the measured window: its mean, or its standard deviation over time.
+#[derive(Clone, Debug)]
+struct FlockingMeasure {
+    name: String,
+    column: String,
+    sd: bool,
+}
+
+/// The Normal swarm's flocking measures the tables report, from the one list of measures
+/// (`SWARM_MEASURES`): `mean_<name>_normal`, and `sd_<name>_normal` where it fluctuates.
+fn flocking_measures() -> &'static [FlockingMeasure] {
+    static LIST: OnceLock<Vec<FlockingMeasure>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        let mut out = Vec::new();
+        for m in &SWARM_MEASURES {
+            let column = format!("normal_{}", m.name);
+            let stats: &[bool] = match m.experiment {
+                Some(Spread::Mean) => &[false],
+                Some(Spread::MeanAndSd) => &[false, true],
+                None => &[],
+            };
+            for &sd in stats {
+                let kind = if sd { "sd" } else { "mean" };
+                out.push(FlockingMeasure {
+                    name: format!("{kind}_{}_normal", m.name),
+                    column: column.clone(),
+                    sd,
+                });
+            }
+        }
+        out
+    })
+}
+
+/// The measures of one run that the tables report, in column order: the epidemic's (from
+/// `summary.json`), then the Normal swarm's flocking structure averaged over a window of the
+/// run (from `metrics.csv`).
+pub fn measures() -> &'static [String] {
+    static LIST: OnceLock<Vec<String>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        EPIDEMIC_MEASURES
+            .iter()
+            .map(|(name, _)| name.to_string())
+            .chain(flocking_measures().iter().map(|m| m.name.clone()))
+            .collect()
+    })
+}
 
 /// One finished run, as read from its folder.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,16 +96,16 @@ pub struct RunRecord {
     pub dir: PathBuf,
     /// Whether it reached its duration.
     pub completed: bool,
-    /// Values of [`MEASURES`] (None: undefined, e.g. never eradicated).
-    pub values: [Option<f64>; MEASURES.len()],
+    /// Values of [`measures`] (None: undefined, e.g. never eradicated).
+    pub values: Vec<Option<f64>>,
 }
 
 impl RunRecord {
     /// The value of a measure by name.
     pub fn get(&self, measure: &str) -> Option<f64> {
-        MEASURES
+        measures()
             .iter()
-            .position(|m| *m == measure)
+            .position(|m| m == measure)
             .and_then(|k| self.values[k])
     }
 }
@@ -102,40 +126,27 @@ pub fn read_run(dir: &Path, scenario: &str, label: &str, from: f64) -> Result<Ru
         .with_context(|| format!("cannot read {}", path.display()))?;
     let v: Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not valid JSON", path.display()))?;
-    let e = &v["epidemic"];
-    let mut values = [None; MEASURES.len()];
-    let epidemic = [
-        num(e, &["peak_infected", "count"]),
-        num(e, &["peak_infected", "fraction"]),
-        num(e, &["peak_infected", "time_s"]),
-        num(e, &["attack_rate"]),
-        num(e, &["eradication_time_s"]),
-        num(e, &["final", "susceptible"]),
-        num(e, &["final", "infected"]),
-        num(e, &["final", "recovered"]),
-        num(e, &["final", "dead"]),
-        num(&v["transmission"], &["r0_first_generation", "mean"]),
-        num(&v["transmission"], &["serial_interval_s", "mean"]),
-    ];
-    values[..epidemic.len()].copy_from_slice(&epidemic);
+    let mut values: Vec<Option<f64>> = EPIDEMIC_MEASURES
+        .iter()
+        .map(|(_, path)| num(&v, path))
+        .collect();
     let series = Series::read(&dir.join("metrics.csv"))?;
-    for (k, (name, column, spread)) in FLOCKING_MEASURES.iter().enumerate() {
-        debug_assert_eq!(MEASURES[epidemic.len() + k], *name);
+    for m in flocking_measures() {
         let xs: Vec<f64> = series
-            .column(column)
+            .column(&m.column)
             .into_iter()
             .filter(|(t, _)| *t >= from - 1e-9)
             .map(|(_, x)| x)
             .collect();
-        values[epidemic.len() + k] = estimate(xs).and_then(|e| {
-            if *spread {
+        values.push(estimate(xs).and_then(|e| {
+            if m.sd {
                 // Over time, not over runs: the population standard deviation.
                 let n = e.n as f64;
                 (e.n > 1).then(|| e.sd * ((n - 1.0) / n).sqrt())
             } else {
                 Some(e.mean)
             }
-        });
+        }));
     }
     Ok(RunRecord {
         scenario: scenario.to_string(),
@@ -173,7 +184,7 @@ pub fn write_summary_csv(
     for (name, _) in extra {
         let _ = write!(out, ",{name}");
     }
-    for m in MEASURES {
+    for m in measures() {
         let _ = write!(out, ",{m}");
     }
     out.push_str(",completed\n");
@@ -182,8 +193,8 @@ pub fn write_summary_csv(
         for (_, values) in extra {
             let _ = write!(out, ",{}", values[k]);
         }
-        for v in r.values {
-            let _ = write!(out, ",{}", cell(v));
+        for v in &r.values {
+            let _ = write!(out, ",{}", cell(*v));
         }
         let _ = writeln!(out, ",{}", r.completed);
     }
@@ -198,13 +209,13 @@ pub fn write_aggregate_csv(path: &Path, records: &[RunRecord]) -> Result<()> {
         by_scenario.entry(r.scenario.as_str()).or_default().push(r);
     }
     let mut out = String::from("scenario,runs");
-    for m in MEASURES {
+    for m in measures() {
         let _ = write!(out, ",{m}_n,{m}_mean,{m}_sd,{m}_ci95_low,{m}_ci95_high");
     }
     out.push('\n');
     for (scenario, runs) in by_scenario {
         let _ = write!(out, "{scenario},{}", runs.len());
-        for (k, _) in MEASURES.iter().enumerate() {
+        for k in 0..measures().len() {
             match estimate(runs.iter().filter_map(|r| r.values[k])) {
                 Some(e) => {
                     let f = |x: f64| {
@@ -277,7 +288,7 @@ mod tests {
     use super::*;
 
     fn record(scenario: &str, peak: f64, erad: Option<f64>) -> RunRecord {
-        let mut values = [Some(1.0); MEASURES.len()];
+        let mut values = vec![Some(1.0); measures().len()];
         values[0] = Some(peak);
         values[4] = erad;
         RunRecord {

@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::jobs::{Job, Outcome, derive_seed, execute};
+use super::jobs::{Job, JobStatus, derive_seed, execute};
 use super::plots::{plot_sweep, prcc_heatmap, tornado};
 use super::results::{RunRecord, is_complete, read_run, write_summary_csv};
 use super::sensitivity;
@@ -148,7 +148,7 @@ pub struct SweepReport {
     /// Samples in this shard.
     pub shard_samples: usize,
     /// Outcomes, per sample of the shard.
-    pub outcomes: Vec<(usize, Outcome)>,
+    pub outcomes: Vec<(usize, JobStatus)>,
     /// The shard's summary file.
     pub summary: PathBuf,
 }
@@ -318,7 +318,7 @@ pub fn run(opts: &SweepOptions) -> Result<SweepReport> {
                     dir: opts.out.join("runs").join(format!("sample-{s:05}")),
                 },
             )),
-            Err(e) => outcomes.push((s, Outcome::Failed(e))),
+            Err(e) => outcomes.push((s, JobStatus::Failed(e))),
         }
     }
     let list: Vec<Job> = jobs.iter().map(|(_, j)| j.clone()).collect();

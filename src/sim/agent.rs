@@ -1,14 +1,14 @@
-//! Boids (docs/model.md §1): their components, the `boid` spawn bundle, and the start of a run — despawn
-//! everything, reseed, spawn the initial population with its initial infections and Antivax
+//! Boids (docs/model.md §1): their components, the `boid` spawn bundle, and the start of a run —
+//! despawn everything, reseed, spawn the initial population with its initial infections and Antivax
 //! conversions. Systems run in `SimSystems::Spawn`.
 
 use bevy::prelude::*;
 use rand::Rng;
 use std::f32::consts::TAU;
 
-use crate::sim::schedule::SimSystems;
 use crate::sim::config::SimConfig;
 use crate::sim::rng::SimRng;
+use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
 /// World position, px; inside the world after every integration.
@@ -137,7 +137,7 @@ pub struct Steering {
     pub noise: Vec2,
     /// Doctor seek toward the infected (doctors module).
     pub seek: Vec2,
-    /// Antivax flight from doctors (doctors module).
+    /// Antivax flight from doctors (antivax module).
     pub repulsion: Vec2,
     /// Flight from predators (predators module).
     pub flee: Vec2,
@@ -217,8 +217,8 @@ pub struct Recruit {
     pub sex: Sex,
 }
 
-/// Draws the initial population (docs/model.md §1, §5.2, §5.4): uniform positions, random headings at
-/// v_max, Antivax conversion of Normals, initial infections, 50/50 sex. Swarms are drawn in
+/// Draws the initial population (docs/model.md §1, §5.2, §5.4): uniform positions, random headings
+/// at v_max, Antivax conversion of Normals, initial infections, 50/50 sex. Swarms are drawn in
 /// `Swarm::ALL` order, so the result depends only on the config and the generator.
 pub fn recruit_population(config: &SimConfig, rng: &mut impl Rng) -> Vec<Recruit> {
     let size = config.space().size();

@@ -1,15 +1,15 @@
-//! Antivax behaviour (docs/model.md §5.4): Antivax boids flee doctors within `repulsion_radius` with
-//! `truncate(unit(mean_j unit(p_i − p_d)/d)·v_max − v, F_max) · repulsion_weight`. (Conversion at
-//! spawn is part of recruitment; flocking with their own kind falls out of the swarm rules.)
+//! Antivax behaviour (docs/model.md §5.4): Antivax boids flee doctors within `repulsion_radius`
+//! with `truncate(unit(mean_j unit(p_i − p_d)/d)·v_max − v, F_max) · repulsion_weight`. (Conversion
+//! at spawn is part of recruitment; flocking with their own kind falls out of the swarm rules.)
 //! `flee_doctors` runs in `SimSystems::Steer` and owns `Steering::repulsion`.
 
 use bevy::prelude::*;
 
-use crate::sim::schedule::SteerSystems;
 use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, steer};
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::schedule::SteerSystems;
 use crate::sim::swarm::Swarm;
 
 /// The doctors an Antivax boid flees, summed as they are found: `Σ unit(p_i − p_d)/d` and how

@@ -3,9 +3,9 @@
 
 use bevy::prelude::*;
 
-use crate::sim::schedule::SimSystems;
 use crate::sim::agent::RunStarted;
 use crate::sim::config::SimConfig;
+use crate::sim::schedule::SimSystems;
 
 /// Step counter and simulated time. During a step `time` is the time at the step's start.
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq)]
@@ -17,8 +17,8 @@ pub struct SimClock {
     pub time: f64,
 }
 
-/// Whether a timed event due at `due` (s) fires in the step that ends at `step_end` (docs/model.md §5.2):
-/// events fire at the first step end at or after their due time, with a tolerance of half a
+/// Whether a timed event due at `due` (s) fires in the step that ends at `step_end` (docs/model.md
+/// §5.2): events fire at the first step end at or after their due time, with a tolerance of half a
 /// step, so the realised period is the same at any dt — rounding of dt (it is stored in whole
 /// nanoseconds) never adds a whole step. An infinite due time never fires.
 #[inline]

@@ -1,8 +1,7 @@
-//! Doctor movement strategies (docs/model.md §5.3): `passive`, `seek_nearest` (the nearest infected boid
-//! other than itself within `seek_radius`) and `seek_centroid` (the torus centroid of every
-//! infected boid), steering with a clamped Reynolds seek scaled by `seek_weight`. Curing itself
-//! is part of the epidemic. `seek_infected` runs in `SimSystems::Steer` and owns
-//! `Steering::seek`.
+//! Doctor movement strategies (docs/model.md §5.3): `passive`, `seek_nearest` (the nearest infected
+//! boid other than itself within `seek_radius`) and `seek_centroid` (the torus centroid of every
+//! infected boid), steering with a clamped Reynolds seek scaled by `seek_weight`. Curing itself is
+//! part of the epidemic. `seek_infected` runs in `SimSystems::Steer` and owns `Steering::seek`.
 
 use bevy::prelude::*;
 
@@ -10,8 +9,8 @@ use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::{DoctorBehavior, SimConfig};
 use crate::sim::math::steer;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot, SubsetIndex};
-use crate::sim::swarm::Swarm;
 use crate::sim::schedule::{SimSystems, SteerSystems};
+use crate::sim::swarm::Swarm;
 
 /// Radius of the first ring `seek_nearest` searches, px.
 const FIRST_SEEK_RING: f32 = 40.0;

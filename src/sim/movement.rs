@@ -4,10 +4,10 @@
 
 use bevy::prelude::*;
 
-use crate::sim::schedule::IntegrateSystems;
 use crate::sim::agent::{Boid, Position, Steering, Velocity};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, truncate};
+use crate::sim::schedule::IntegrateSystems;
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 

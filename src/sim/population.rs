@@ -10,7 +10,6 @@ use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use std::f32::consts::TAU;
 
-use crate::sim::schedule::PopulationSystems;
 use crate::sim::agent::{AgentId, Breeding, Disease, Health, IdCounter, Sex, boid};
 use crate::sim::clock::{SimClock, is_due};
 use crate::sim::config::{PopulationConfig, SimConfig};
@@ -18,6 +17,7 @@ use crate::sim::epidemic::{Cause, Infected, step_probability};
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::rng::{Purpose, draw_rng, draw_unit};
+use crate::sim::schedule::PopulationSystems;
 use crate::sim::swarm::Swarm;
 
 /// A boid was born.

@@ -1,9 +1,9 @@
-//! Predators (docs/model.md §7, reference/boids-predator-prey.txt converted to per-second units): hunters
-//! that pick the most isolated boid in range, chase it with predictive pursuit and catch it
+//! Predators (docs/model.md §7, reference/boids-predator-prey.txt converted to per-second units):
+//! hunters that pick the most isolated boid in range, chase it with predictive pursuit and catch it
 //! within `catch_radius`; prey near a predator flee and flock less. Predators have their own
-//! neighbour index resource ([`PredatorIndex`], a uniform grid over a predator snapshot with
-//! cells the size of the fear radius) that every boid queries for fear: with a handful of
-//! predators such a query touches nine mostly empty cells.
+//! neighbour index resource ([`PredatorIndex`], a uniform grid over a predator snapshot with cells
+//! the size of the fear radius) that every boid queries for fear: with a handful of predators such
+//! a query touches nine mostly empty cells.
 //!
 //! Phases: `Index` (rebuild the predator index), `Sense` (prey fear → `Fear` and
 //! `Steering::flee`), `Steer` (targets and pursuit), `Integrate` (move predators),
@@ -21,8 +21,8 @@ use crate::sim::metrics::Tally;
 use crate::sim::movement::{SpeedBand, integrate};
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Row, Snapshot};
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
-use crate::sim::space::Space;
 use crate::sim::schedule::{IntegrateSystems, PopulationSystems, SimSystems};
+use crate::sim::space::Space;
 
 /// Flee acceleration at full urgency, px/s²: 10 px/frame² at the reference 60 frames/s.
 pub const FLEE_ACCELERATION: f32 = 36_000.0;

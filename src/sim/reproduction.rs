@@ -6,13 +6,13 @@
 //!   infectee's infection time − infector's infection time, over every contact infection.
 //! - **Case reproduction number** R_c(t): mean secondary infections of the infections that
 //!   began in the window `[t − W, t)`, reported only when every one of them has ended.
-//! - **Instantaneous reproduction number** R_t (Cori et al. 2013): incidence counted in bins of
-//!   `Δ = W / 5`; `Λ_t = Σ_{k≥0} I_{t−k} w_k` with `w_k` the measured share of infector→infectee
-//!   pairs `k` bins apart; over the window of the 5 bins ending at `t`, the Gamma(1, 5) prior
-//!   (mean 5, sd 5) gives the posterior Gamma(1 + Σ I_local, 1 / (1/5 + Σ Λ)), whose mean and
-//!   2.5 / 97.5 % quantiles are reported for windows with `Σ Λ ≥ 1`. Local incidence counts contact infections; initial,
-//!   spontaneous and born-infected cases are imported: they infect (they are in `Λ`) but are
-//!   not caused by the boids already infected.
+//! - **Instantaneous reproduction number** R_t (Cori et al. 2013): incidence counted in bins of `Δ
+//!   = W / 5`; `Λ_t = Σ_{k≥0} I_{t−k} w_k` with `w_k` the measured share of infector→infectee pairs
+//!   `k` bins apart; over the window of the 5 bins ending at `t`, the Gamma(1, 5) prior (mean 5, sd
+//!   5) gives the posterior Gamma(1 + Σ I_local, 1 / (1/5 + Σ Λ)), whose mean and 2.5 / 97.5 %
+//!   quantiles are reported for windows with `Σ Λ ≥ 1`. Local incidence counts contact infections;
+//!   initial, spontaneous and born-infected cases are imported: they infect (they are in `Λ`) but
+//!   are not caused by the boids already infected.
 
 use serde::Serialize;
 
@@ -45,7 +45,7 @@ pub fn first_generation_r0(records: &[Transmission]) -> Option<Spread> {
 pub fn serial_intervals(records: &[Transmission]) -> Vec<f64> {
     records
         .iter()
-        .filter_map(|t| t.infector.map(|f| t.time_s - records[f.record].time_s))
+        .filter_map(|t| t.infector.map(|f| t.time_s - records[f.infection].time_s))
         .collect()
 }
 
@@ -61,7 +61,8 @@ pub fn interval_weights(records: &[Transmission], width: f64) -> Vec<f64> {
     let mut n = 0usize;
     for t in records {
         if let Some(f) = t.infector {
-            let k = bin_of(t.time_s, width).saturating_sub(bin_of(records[f.record].time_s, width));
+            let k =
+                bin_of(t.time_s, width).saturating_sub(bin_of(records[f.infection].time_s, width));
             if w.len() <= k {
                 w.resize(k + 1, 0.0);
             }

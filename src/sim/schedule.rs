@@ -130,44 +130,45 @@ const MOVING_PHASES: [SimSystems; 7] = [
 
 /// Orders the simulation's phases and their parts in `FixedUpdate`.
 pub fn order_simulation(app: &mut App) {
-    app.init_resource::<StepMode>().configure_sets(
-        FixedUpdate,
-        (
-            SimSystems::Spawn,
-            SimSystems::Index,
-            SimSystems::Sample,
-            SimSystems::Sense,
-            SimSystems::Steer,
-            SimSystems::Integrate,
-            SimSystems::Epidemic,
-            SimSystems::Population,
-            SimSystems::Log,
-            SimSystems::Advance,
+    app.init_resource::<StepMode>()
+        .configure_sets(
+            FixedUpdate,
+            (
+                SimSystems::Spawn,
+                SimSystems::Index,
+                SimSystems::Sample,
+                SimSystems::Sense,
+                SimSystems::Steer,
+                SimSystems::Integrate,
+                SimSystems::Epidemic,
+                SimSystems::Population,
+                SimSystems::Log,
+                SimSystems::Advance,
+            )
+                .chain(),
         )
-            .chain(),
-    )
-    .configure_sets(
-        FixedUpdate,
-        (
-            SteerSystems::Flocking,
-            SteerSystems::Seek,
-            SteerSystems::Repulsion,
+        .configure_sets(
+            FixedUpdate,
+            (
+                SteerSystems::Flocking,
+                SteerSystems::Seek,
+                SteerSystems::Repulsion,
+            )
+                .chain()
+                .in_set(SimSystems::Steer),
         )
-            .chain()
-            .in_set(SimSystems::Steer),
-    )
-    .configure_sets(
-        FixedUpdate,
-        (IntegrateSystems::Boids, IntegrateSystems::Predators)
-            .chain()
-            .in_set(SimSystems::Integrate),
-    )
-    .configure_sets(
-        FixedUpdate,
-        (PopulationSystems::Life, PopulationSystems::Catches)
-            .chain()
-            .in_set(SimSystems::Population),
-    );
+        .configure_sets(
+            FixedUpdate,
+            (IntegrateSystems::Boids, IntegrateSystems::Predators)
+                .chain()
+                .in_set(SimSystems::Integrate),
+        )
+        .configure_sets(
+            FixedUpdate,
+            (PopulationSystems::Life, PopulationSystems::Catches)
+                .chain()
+                .in_set(SimSystems::Population),
+        );
     for phase in MOVING_PHASES {
         app.configure_sets(FixedUpdate, phase.run_if(stepping));
     }

@@ -55,7 +55,8 @@ impl Space {
         self.boundary == Boundary::Wrap
     }
 
-    /// Displacement `to − from`, each axis wrapped into `(−L/2, L/2]` on a torus (docs/model.md §2).
+    /// Displacement `to − from`, each axis wrapped into `(−L/2, L/2]` on a torus (docs/model.md
+    /// §2).
     #[inline]
     pub fn displacement(&self, from: Vec2, to: Vec2) -> Vec2 {
         let d = to - from;

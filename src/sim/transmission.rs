@@ -6,13 +6,13 @@
 
 use bevy::prelude::*;
 
-use crate::sim::schedule::SimSystems;
 use crate::sim::agent::RunStarted;
 use crate::sim::clock::SimClock;
 use crate::sim::config::{CatchMode, SimConfig};
 use crate::sim::epidemic::{Cause, Cured, Died, Infected, Recovered};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::predators::Caught;
+use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
 /// How an infection ended.
@@ -56,7 +56,7 @@ pub struct Infector {
     /// Its swarm when it infected.
     pub swarm: Swarm,
     /// Index of its own infection in [`TransmissionLog::records`].
-    pub record: usize,
+    pub infection: usize,
     /// Where it was when it infected, px.
     pub pos: Vec2,
 }
@@ -130,8 +130,11 @@ impl TransmissionLog {
 
     /// The infections that infection `record` caused, in the order they began.
     pub fn infected_by(&self, record: usize) -> impl Iterator<Item = usize> + '_ {
-        (record + 1..self.records.len())
-            .filter(move |&r| self.records[r].infector.is_some_and(|f| f.record == record))
+        (record + 1..self.records.len()).filter(move |&r| {
+            self.records[r]
+                .infector
+                .is_some_and(|f| f.infection == record)
+        })
     }
 
     /// Contact infections that began at most `span` seconds before `now`, newest first, as
@@ -173,16 +176,16 @@ impl TransmissionLog {
         cause: Cause,
     ) -> usize {
         let infector = source.and_then(|(id, swarm, pos)| {
-            self.open_of(id).map(|record| Infector {
+            self.open_of(id).map(|infection| Infector {
                 id,
                 swarm,
-                record,
+                infection,
                 pos,
             })
         });
-        let generation = infector.map_or(0, |f| self.records[f.record].generation + 1);
+        let generation = infector.map_or(0, |f| self.records[f.infection].generation + 1);
         if let Some(f) = infector {
-            self.records[f.record].secondary += 1;
+            self.records[f.infection].secondary += 1;
         }
         let r = self.records.len();
         self.records.push(Transmission {
@@ -312,7 +315,7 @@ mod tests {
         let secondary: Vec<u32> = log.records.iter().map(|t| t.secondary).collect();
         assert_eq!(secondary, [2, 1, 1, 0, 0]);
         assert_eq!(log.infected_by(a).collect::<Vec<_>>(), [b, d]);
-        assert_eq!(log.records[e].infector.unwrap().record, c);
+        assert_eq!(log.records[e].infector.unwrap().infection, c);
         assert_eq!(log.open_of(1), Some(e));
         assert_eq!(log.latest_of(2), Some(b));
         assert_eq!(log.open_of(2), None);

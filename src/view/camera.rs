@@ -12,9 +12,9 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
-use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::Position;
 use crate::sim::config::SimConfig;
+use crate::sim::schedule::ViewSystems;
 use crate::view::input::{CursorWorld, DragState};
 use crate::view::select::Selected;
 

@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
-use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::{AgentId, ResetRequest};
-use crate::sim::schedule::StepMode;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::rng::mix64;
+use crate::sim::schedule::StepMode;
+use crate::sim::schedule::ViewSystems;
 use crate::sim::transmission::TransmissionLog;
 use crate::view::camera::CameraView;
 use crate::view::input::Action;

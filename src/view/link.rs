@@ -1,6 +1,6 @@
-//! Shareable runs: a page address's query — `?scenario=predators&seed=7&set=swarms.normal.count=500`
-//! (`set` repeatable) — and back. Pure functions, so the desktop tests check what the browser
-//! build parses and writes.
+//! Shareable runs: a page address's query —
+//! `?scenario=predators&seed=7&set=swarms.normal.count=500` (`set` repeatable) — and back. Pure
+//! functions, so the desktop tests check what the browser build parses and writes.
 
 use crate::sim::config::SimConfig;
 use crate::sim::config::shipped::{changed_sets, load_shipped};

@@ -1,5 +1,6 @@
 //! Everything that draws and takes input: the window, camera, boid visuals, overlays, selection,
-//! transmission chains, run controls and the egui panels. The simulation never depends on anything here.
+//! transmission chains, run controls and the egui panels. The simulation never depends on anything
+//! here.
 
 pub mod camera;
 pub mod control;
@@ -7,7 +8,7 @@ pub mod input;
 pub mod link;
 pub mod overlays;
 pub mod params;
-pub mod record;
+pub mod recording;
 pub mod render;
 pub mod select;
 pub mod timing;
@@ -70,7 +71,7 @@ fn panels(app: &mut App) {
             select::plugin,
             control::plugin,
             params::plugin,
-            record::plugin,
+            recording::plugin,
             timing::plugin,
             ui::plugin,
         ));

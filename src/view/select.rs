@@ -6,9 +6,9 @@
 use bevy::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 
-use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::{Boid, Position};
 use crate::sim::config::SimConfig;
+use crate::sim::schedule::ViewSystems;
 use crate::sim::space::Space;
 use crate::view::input::{CursorWorld, DragState};
 

@@ -7,11 +7,11 @@
 
 use bevy::prelude::*;
 
-use crate::sim::schedule::ViewSystems;
 use crate::sim::agent::{AgentId, Boid, Position};
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::neighbours::Snapshot;
+use crate::sim::schedule::ViewSystems;
 use crate::sim::space::Space;
 use crate::sim::transmission::TransmissionLog;
 use crate::view::select::Selected;
@@ -108,7 +108,7 @@ fn draw_chain(
             INFECTOR_COLOUR.with_alpha(fade),
         );
         at = parent;
-        r = f.record;
+        r = f.infection;
     }
 }
 

@@ -20,7 +20,7 @@ pub(crate) mod test_support;
 mod tests;
 
 pub use brute::Brute;
-pub use grid::{Grid, Lanes, Neighbourhood, Run};
+pub use grid::{Grid, Lanes, Neighbourhood, Strip};
 pub use kdtree::{Candidates, KdTree, splits as kd_splits};
 pub use near::Near;
 pub use snapshot::{Row, Snapshot};
@@ -30,9 +30,9 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_spatial::kdtree::KDTree2;
 
-use crate::sim::schedule::SimSystems;
 use crate::sim::agent::{AgentId, Boid, Health, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
+use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
 /// Answers "who is within `radius` of this point?" on the world of the snapshot it was built

@@ -41,8 +41,8 @@ impl Near<'_> {
         match &self.kind {
             NearKind::Cells { grid, hood } => {
                 let r2 = radius * radius;
-                for run in &hood.runs {
-                    grid.for_each_hit(hood, run, centre, r2, |e, offset| {
+                for strip in &hood.strips {
+                    grid.for_each_hit(hood, strip, centre, r2, |e, offset| {
                         let slot = grid.slot[e] as usize;
                         if (self.target)(slot) {
                             hit(slot, offset);

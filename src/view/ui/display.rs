@@ -12,7 +12,7 @@ use crate::sim::swarm::Swarm;
 use crate::view::camera::CameraView;
 use crate::view::input::Action;
 use crate::view::overlays::Overlays;
-use crate::view::record::{RECORD_FPS, RecordRequest};
+use crate::view::recording::{RECORD_FPS, RecordRequest};
 use crate::view::render::{PREDATOR_COLOUR, Tint, boid_colour};
 use crate::view::transmissions::{
     INFECTEE_COLOUR, INFECTOR_COLOUR, RECENT_COLOUR, TransmissionLines,

@@ -1,7 +1,8 @@
 //! The right panel: the inspector of the selected boid (bevy-inspector-egui, editable through
-//! `Reflect`; an edit takes effect on the next step) with its neighbour counts and its place in
-//! the transmission record (who infected it and whom it infected, as links that select those
-//! boids; its generation; how the infection ended), and a browser of every entity and resource. Needs `&mut World`, so it is an exclusive system.
+//! `Reflect`; an edit takes effect on the next step) with its neighbour counts and its place in the
+//! transmission record (who infected it and whom it infected, as links that select those boids; its
+//! generation; how the infection ended), and a browser of every entity and resource. Needs `&mut
+//! World`, so it is an exclusive system.
 
 use bevy::ecs::component::Mutable;
 use bevy::prelude::*;

@@ -1,7 +1,7 @@
-//! Panel section: plots over the whole run — S/I/R/dead, the reproduction numbers (Cori R_t
-//! with its 95 % credible interval and R_c, from the transmission record), infected per swarm, polarisation and
-//! cohesion per swarm, and the flock structure per swarm (largest flock, nn_cv, milling,
-//! elongation; docs/model.md §8).
+//! Panel section: plots over the whole run — S/I/R/dead, the reproduction numbers (Cori R_t with
+//! its 95 % credible interval and R_c, from the transmission record), infected per swarm,
+//! polarisation and cohesion per swarm, and the flock structure per swarm (largest flock, nn_cv,
+//! milling, elongation; docs/model.md §8).
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;

@@ -2,12 +2,17 @@
 //! wide; boids are counting-sorted into cell order and their position, velocity and swarm copied
 //! into cell-ordered arrays, one per coordinate (structure of arrays). Cells are numbered row by
 //! row, so the cells of one row of a neighbourhood are contiguous in those arrays: a query, and
-//! the steering pass that walks the grid cell by cell, scan a few contiguous [`Run`]s (one per
+//! the steering pass that walks the grid cell by cell, scan a few contiguous [`Strip`]s (one per
 //! row, split where a row crosses the seam) instead of gathering candidates. Candidates are
 //! tested with the shared minimum-image predicate, so the sets equal brute force.
 
 use bevy::prelude::*;
 
+mod span;
+#[cfg(test)]
+mod tests;
+
+use self::span::{Span, disc_span, span};
 use super::Snapshot;
 use crate::sim::parallel::map_chunks;
 use crate::sim::space::{Space, wrap_axis};
@@ -17,7 +22,7 @@ use crate::sim::swarm::Swarm;
 const MAX_CELLS_PER_BOID: usize = 4;
 /// Cells always allowed, whatever the population.
 const MIN_CELL_BUDGET: usize = 4096;
-/// SIMD width the arrays are padded for: a scan may read this many entries past a run's end.
+/// SIMD width the arrays are padded for: a scan may read this many entries past a strip's end.
 pub const LANES: usize = 8;
 /// Coordinate of the padding entries: so far away that every radius test fails, yet finite, so
 /// that multiplying by a zero weight gives exactly zero.
@@ -51,10 +56,10 @@ pub struct Grid {
     cursor: Vec<u32>,
 }
 
-/// A contiguous run of grid entries within a query's reach, with the shift that turns
-/// `p_j − centre` into the minimum-image offset for every entry of the run.
+/// A contiguous strip of grid entries within a query's reach, with the shift that turns
+/// `p_j − centre` into the minimum-image offset for every entry of the strip.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Run {
+pub struct Strip {
     /// First entry.
     pub lo: usize,
     /// One past the last entry.
@@ -65,12 +70,12 @@ pub struct Run {
     pub sy: f32,
 }
 
-/// The runs of a neighbourhood, and per axis whether it spans the whole wrapped axis: there no
+/// The strips of a neighbourhood, and per axis whether it spans the whole wrapped axis: there no
 /// single shift fits (the shifts are zero) and each candidate's difference is wrapped on its own.
 #[derive(Clone, Debug, Default)]
 pub struct Neighbourhood {
-    /// The runs, each entry once.
-    pub runs: Vec<Run>,
+    /// The strips, each entry once.
+    pub strips: Vec<Strip>,
     /// Wrap each candidate's difference along x / y.
     pub wrap_each: BVec2,
     space: Space,
@@ -84,21 +89,21 @@ impl Neighbourhood {
 
     /// Number of entries in reach.
     pub fn len(&self) -> usize {
-        self.runs.iter().map(|r| r.hi - r.lo).sum()
+        self.strips.iter().map(|r| r.hi - r.lo).sum()
     }
 
     /// Whether nothing is in reach.
     pub fn is_empty(&self) -> bool {
-        self.runs.iter().all(|r| r.hi == r.lo)
+        self.strips.iter().all(|r| r.hi == r.lo)
     }
 
-    /// Minimum-image offset from `centre` to entry `k` of `run` of `grid`: `(p_k − centre)` plus
-    /// the run's shift, or the wrapped difference where the neighbourhood spans the whole axis —
+    /// Minimum-image offset from `centre` to entry `k` of `strip` of `grid`: `(p_k − centre)` plus
+    /// the strip's shift, or the wrapped difference where the neighbourhood spans the whole axis —
     /// bit for bit what `Space::displacement` gives for any point within the query radius.
     #[inline]
-    pub fn offset(&self, grid: &Grid, run: &Run, k: usize, centre: Vec2) -> Vec2 {
-        let dx = (grid.x[k] - centre.x) + run.sx;
-        let dy = (grid.y[k] - centre.y) + run.sy;
+    pub fn offset(&self, grid: &Grid, strip: &Strip, k: usize, centre: Vec2) -> Vec2 {
+        let dx = (grid.x[k] - centre.x) + strip.sx;
+        let dy = (grid.y[k] - centre.y) + strip.sy;
         Vec2::new(
             if self.wrap_each.x {
                 wrap_axis(dx, self.space.width)
@@ -284,38 +289,38 @@ impl Grid {
         cy * self.cols + cx
     }
 
-    /// The runs of entries a query of `radius` around cell `(cx, cy)` can reach — every cell
-    /// once, the cells of a row merged into one run unless the row crosses the seam — with
+    /// The strips of entries a query of `radius` around cell `(cx, cy)` can reach — every cell
+    /// once, the cells of a row merged into one strip unless the row crosses the seam — with
     /// their wrap shifts (see [`Neighbourhood`]).
     fn neighbourhood(&self, cx: usize, cy: usize, radius: f32, out: &mut Neighbourhood) {
-        out.runs.clear();
+        out.strips.clear();
         out.space = self.space;
-        out.wrap_each = self.for_each_run(cx, cy, radius, |run| out.runs.push(run));
+        out.wrap_each = self.for_each_strip(cx, cy, radius, |strip| out.strips.push(strip));
     }
 
-    /// Calls `f` with every run of entries a query of `radius` around cell `(cx, cy)` can
+    /// Calls `f` with every strip of entries a query of `radius` around cell `(cx, cy)` can
     /// reach, in order (see [`Grid::neighbourhood`]); returns the axes spanned whole.
     #[inline]
-    fn for_each_run(&self, cx: usize, cy: usize, radius: f32, f: impl FnMut(Run)) -> BVec2 {
+    fn for_each_strip(&self, cx: usize, cy: usize, radius: f32, f: impl FnMut(Strip)) -> BVec2 {
         let wrap = self.space.wraps();
         let xs = span(cx, (radius / self.cell_w).ceil() as usize, self.cols, wrap);
         let ys = span(cy, (radius / self.cell_h).ceil() as usize, self.rows, wrap);
-        self.runs_of(xs, ys, f)
+        self.strips_of(xs, ys, f)
     }
 
-    /// Calls `f` with the runs of entries of the cells `xs` × `ys`, row by row; returns the
+    /// Calls `f` with the strips of entries of the cells `xs` × `ys`, row by row; returns the
     /// axes spanned whole.
     #[inline]
-    fn runs_of(&self, xs: Span, ys: Span, mut f: impl FnMut(Run)) -> BVec2 {
+    fn strips_of(&self, xs: Span, ys: Span, mut f: impl FnMut(Strip)) -> BVec2 {
         for (row, sy) in ys.iter_with_shift(self.space.height) {
             let base = row * self.cols;
             // The columns split into at most three pieces: across the low seam, in the world,
-            // across the high seam; each piece is a contiguous run of entries.
+            // across the high seam; each piece is a contiguous strip of entries.
             for (first, last, sx) in xs.pieces(self.space.width) {
                 let lo = self.start[base + first] as usize;
                 let hi = self.start[base + last + 1] as usize;
                 if lo < hi {
-                    f(Run { lo, hi, sx, sy });
+                    f(Strip { lo, hi, sx, sy });
                 }
             }
         }
@@ -335,19 +340,19 @@ impl Grid {
         let xs = disc_span(centre_in.x, cx, radius, self.cell_w, self.cols, wrap);
         let ys = disc_span(centre_in.y, cy, radius, self.cell_h, self.rows, wrap);
         let near = Neighbourhood {
-            runs: Vec::new(),
+            strips: Vec::new(),
             wrap_each: BVec2::new(xs.full, ys.full),
             space: self.space,
         };
         let r2 = radius * radius;
-        self.runs_of(xs, ys, |run| {
-            self.for_each_hit(&near, &run, centre, r2, |e, offset| {
+        self.strips_of(xs, ys, |strip| {
+            self.for_each_hit(&near, &strip, centre, r2, |e, offset| {
                 visit(self.slot[e] as usize, offset)
             });
         });
     }
 
-    /// Calls `hit(entry, offset)`, in entry order, for every entry of `run` whose minimum-image
+    /// Calls `hit(entry, offset)`, in entry order, for every entry of `strip` whose minimum-image
     /// offset from `centre` is shorter than `sqrt(r2)`. Eight entries are tested at a time with
     /// SIMD; each hit's offset is then worked out exactly as [`Neighbourhood::offset`] does, so
     /// the hits and their offsets are those of a one-by-one scan.
@@ -355,7 +360,7 @@ impl Grid {
     pub(super) fn for_each_hit(
         &self,
         near: &Neighbourhood,
-        run: &Run,
+        strip: &Strip,
         centre: Vec2,
         r2: f32,
         mut hit: impl FnMut(usize, Vec2),
@@ -369,21 +374,21 @@ impl Grid {
             (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
         };
         let (cx, cy) = (f32x8::splat(centre.x), f32x8::splat(centre.y));
-        let (sx, sy) = (f32x8::splat(run.sx), f32x8::splat(run.sy));
+        let (sx, sy) = (f32x8::splat(strip.sx), f32x8::splat(strip.sy));
         let r2v = f32x8::splat(r2);
-        let mut k = run.lo;
-        while k < run.hi {
+        let mut k = strip.lo;
+        while k < strip.hi {
             let x = f32x8::from(<[f32; 8]>::try_from(&self.x[k..k + 8]).expect("padded"));
             let y = f32x8::from(<[f32; 8]>::try_from(&self.y[k..k + 8]).expect("padded"));
             let dx = wrap((x - cx) + sx, near.wrap_each.x, self.space.width);
             let dy = wrap((y - cy) + sy, near.wrap_each.y, self.space.height);
             let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask() as u32;
-            // Lanes past the run's end belong to the next cells.
-            let valid = (run.hi - k).min(LANES);
+            // Lanes past the strip's end belong to the next cells.
+            let valid = (strip.hi - k).min(LANES);
             bits &= (1u32 << valid) - 1;
             while bits != 0 {
                 let e = k + bits.trailing_zeros() as usize;
-                let offset = near.offset(self, run, e, centre);
+                let offset = near.offset(self, strip, e, centre);
                 // The scalar test decides (it is the shared predicate; the SIMD one only
                 // skips the clear misses).
                 if offset.length_squared() < r2 {
@@ -397,9 +402,9 @@ impl Grid {
 
     /// Visits every entry of a neighbourhood eight at a time, as offsets from `centre` and
     /// velocities ([`Lanes`]). An entry goes to lane `m mod 8`, `m` its position in the
-    /// neighbourhood's runs taken one after another, so every lane sees the same entries in
-    /// the same order however the runs fall (sums over lanes, reduced in a fixed order, are
-    /// then the same on every machine). Entries outside the runs have `valid` 0; the boid at
+    /// neighbourhood's strips taken one after another, so every lane sees the same entries in
+    /// the same order however the strips fall (sums over lanes, reduced in a fixed order, are
+    /// then the same on every machine). Entries outside the strips have `valid` 0; the boid at
     /// `centre` (if it is an entry) is visited too, at offset exactly zero.
     #[inline]
     pub fn lanes(&self, hood: &Neighbourhood, centre: Vec2, mut visit: impl FnMut(&Lanes)) {
@@ -419,13 +424,13 @@ impl Grid {
         };
         // Lane of the next entry.
         let mut lane = 0usize;
-        for run in &hood.runs {
-            let (sx, sy) = (f32x8::splat(run.sx), f32x8::splat(run.sy));
-            let (first, end) = (run.lo as isize, run.hi as isize);
-            // Index read into lane 0, so the run's first entry lands in `lane`.
+        for strip in &hood.strips {
+            let (sx, sy) = (f32x8::splat(strip.sx), f32x8::splat(strip.sy));
+            let (first, end) = (strip.lo as isize, strip.hi as isize);
+            // Index read into lane 0, so the strip's first entry lands in `lane`.
             let mut k = first - lane as isize;
             while k < end {
-                // Lanes holding this run's entries (not the previous run's, not past its end).
+                // Lanes holding this strip's entries (not the previous strip's, not past its end).
                 let index = lane_index + f32x8::splat(k as f32);
                 let valid = index.cmp_ge(f32x8::splat(first as f32))
                     & index.cmp_lt(f32x8::splat(end as f32))
@@ -444,7 +449,7 @@ impl Grid {
                 });
                 k += LANES as isize;
             }
-            lane = (lane + (run.hi - run.lo)) % LANES;
+            lane = (lane + (strip.hi - strip.lo)) % LANES;
         }
     }
 
@@ -460,7 +465,7 @@ impl Grid {
     }
 
     /// Maps `f(entry, neighbourhood)` over every boid, cell by cell in parallel, and returns the
-    /// results indexed by snapshot slot. A cell's neighbourhood (its runs within `reach`) is
+    /// results indexed by snapshot slot. A cell's neighbourhood (its strips within `reach`) is
     /// worked out once and shared by all the cell's boids (each boid is in its own
     /// neighbourhood), so the caller's inner loop is a straight pass over contiguous arrays.
     pub fn map_by_cell<T: Send + Clone + Default + 'static>(
@@ -488,174 +493,5 @@ impl Grid {
             by_slot[self.slot[e] as usize] = v;
         }
         by_slot
-    }
-}
-
-/// The distinct cell indices within `k` of `c` along an axis of `n` cells.
-#[derive(Clone, Copy)]
-struct Span {
-    first: isize,
-    len: usize,
-    n: usize,
-    /// Covers every cell of a wrapped axis.
-    full: bool,
-}
-
-impl Span {
-    #[cfg(test)]
-    fn iter(self) -> impl Iterator<Item = usize> {
-        (0..self.len).map(move |i| (self.first + i as isize).rem_euclid(self.n as isize) as usize)
-    }
-
-    /// Cell indices with the shift of their points: −L for cells reached across the low seam
-    /// (their points sit near L), +L across the high seam.
-    fn iter_with_shift(self, l: f32) -> impl Iterator<Item = (usize, f32)> {
-        (0..self.len).map(move |i| {
-            let raw = self.first + i as isize;
-            (raw.rem_euclid(self.n as isize) as usize, self.shift(raw, l))
-        })
-    }
-
-    fn shift(self, raw: isize, l: f32) -> f32 {
-        if self.full {
-            0.0
-        } else if raw < 0 {
-            -l
-        } else if raw >= self.n as isize {
-            l
-        } else {
-            0.0
-        }
-    }
-
-    /// The span as up to three contiguous pieces of cell indices `(first, last, shift)`: the
-    /// cells reached across the low seam, those inside the world, those across the high seam.
-    fn pieces(self, l: f32) -> impl Iterator<Item = (usize, usize, f32)> {
-        let (lo, hi) = (self.first, self.first + self.len as isize - 1);
-        let n = self.n as isize;
-        [
-            (lo, hi.min(-1)),
-            (lo.max(0), hi.min(n - 1)),
-            (lo.max(n), hi),
-        ]
-        .into_iter()
-        .filter(|(a, b)| a <= b)
-        .map(move |(a, b)| {
-            (
-                a.rem_euclid(n) as usize,
-                b.rem_euclid(n) as usize,
-                self.shift(a, l),
-            )
-        })
-    }
-}
-
-/// The cells of an axis a disc of radius `r` around coordinate `p` (in cell `c` of size `cell`)
-/// overlaps, with a small margin: never more than [`span`] with `k = ⌈r / cell⌉` and always
-/// including `c`, so the visit order of the cells kept is unchanged.
-fn disc_span(p: f32, c: usize, r: f32, cell: f32, n: usize, wrap: bool) -> Span {
-    let around = span(c, (r / cell).ceil() as usize, n, wrap);
-    if around.full {
-        return around;
-    }
-    let margin = r * 1e-5 + 1e-3;
-    let lo = ((p - r - margin) / cell).floor() as isize;
-    let hi = ((p + r + margin) / cell).floor() as isize;
-    let first = lo.max(around.first).min(c as isize);
-    let last = hi
-        .min(around.first + around.len as isize - 1)
-        .max(c as isize);
-    Span {
-        first,
-        len: (last - first + 1) as usize,
-        n,
-        full: false,
-    }
-}
-
-fn span(c: usize, k: usize, n: usize, wrap: bool) -> Span {
-    if wrap {
-        if 2 * k + 1 >= n {
-            Span {
-                first: 0,
-                len: n,
-                n,
-                full: true,
-            }
-        } else {
-            Span {
-                first: c as isize - k as isize,
-                len: 2 * k + 1,
-                n,
-                full: false,
-            }
-        }
-    } else {
-        let lo = c.saturating_sub(k);
-        let hi = (c + k).min(n - 1);
-        Span {
-            first: lo as isize,
-            len: hi - lo + 1,
-            n,
-            full: false,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn spans_wrap_and_never_repeat_a_cell() {
-        let all: Vec<usize> = span(0, 1, 10, true).iter().collect();
-        assert_eq!(all, vec![9, 0, 1]);
-        let all: Vec<usize> = span(1, 2, 4, true).iter().collect();
-        assert_eq!(all, vec![0, 1, 2, 3]);
-        let all: Vec<usize> = span(0, 1, 10, false).iter().collect();
-        assert_eq!(all, vec![0, 1]);
-        let all: Vec<usize> = span(9, 3, 10, false).iter().collect();
-        assert_eq!(all, vec![6, 7, 8, 9]);
-    }
-
-    #[test]
-    fn a_small_disc_reads_only_the_cells_it_overlaps() {
-        let cells = |s: Span| s.iter().collect::<Vec<_>>();
-        // Cells of 100 px on a 10-cell wrapped axis; k = ⌈10 / 100⌉ = 1 would read 3 cells.
-        assert_eq!(cells(disc_span(450.0, 4, 10.0, 100.0, 10, true)), vec![4]);
-        assert_eq!(
-            cells(disc_span(405.0, 4, 10.0, 100.0, 10, true)),
-            vec![3, 4]
-        );
-        assert_eq!(
-            cells(disc_span(495.0, 4, 10.0, 100.0, 10, true)),
-            vec![4, 5]
-        );
-        // Across the seam the cell keeps the shift of the full neighbourhood.
-        let near_seam = disc_span(3.0, 0, 10.0, 100.0, 10, true);
-        assert_eq!(cells(near_seam), vec![9, 0]);
-        assert_eq!(near_seam.pieces(1000.0).next(), Some((9, 9, -1000.0)));
-        // A bounded axis stops at the wall; a disc as wide as the axis reads it whole.
-        assert_eq!(cells(disc_span(3.0, 0, 10.0, 100.0, 10, false)), vec![0]);
-        assert!(disc_span(450.0, 4, 600.0, 100.0, 10, true).full);
-    }
-
-    #[test]
-    fn spans_split_into_contiguous_pieces_at_the_seam() {
-        let pieces = |s: Span| s.pieces(100.0).collect::<Vec<_>>();
-        // Cells 9, 0, 1 of 10: cell 9 across the low seam (shift −L), then 0..=1.
-        assert_eq!(
-            pieces(span(0, 1, 10, true)),
-            vec![(9, 9, -100.0), (0, 1, 0.0)]
-        );
-        // Cells 8, 9, 0: 8..=9 inside, 0 across the high seam (+L).
-        assert_eq!(
-            pieces(span(9, 1, 10, true)),
-            vec![(8, 9, 0.0), (0, 0, 100.0)]
-        );
-        assert_eq!(pieces(span(4, 1, 10, true)), vec![(3, 5, 0.0)]);
-        // A span of the whole axis is one piece with no shift.
-        assert_eq!(pieces(span(1, 2, 4, true)), vec![(0, 3, 0.0)]);
-        assert_eq!(pieces(span(0, 1, 10, false)), vec![(0, 1, 0.0)]);
     }
 }

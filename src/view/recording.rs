@@ -2,7 +2,7 @@
 //! the step is drawn exactly as `run --video` draws it (same scene, same overlays as the view
 //! shows: contact radii, recent transmissions) into `pandemic-boids-<time>.gif` in the working
 //! folder. Frames follow the simulation clock, not the screen, so a slow machine records the
-//! same movie as a fast one. The capture runs in the fixed step between `Record` and `Sense`.
+//! same movie as a fast one. The capture runs in the fixed step between `Sample` and `Sense`.
 
 use std::path::PathBuf;
 
@@ -10,14 +10,14 @@ use bevy::prelude::*;
 
 #[cfg(not(target_arch = "wasm32"))]
 use crate::sim::schedule::stepping;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::sim::schedule::{SimSystems, ViewSystems};
 use crate::sim::{clock::SimClock, config::SimConfig};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::view::{
     control::RunControl, control::stamp, overlays::Overlays, transmissions::TransmissionLines,
     video::Recorder, video::VideoOptions,
 };
-#[cfg(not(target_arch = "wasm32"))]
-use crate::sim::schedule::{SimSystems, ViewSystems};
 
 /// Frames per simulated second of a recording.
 pub const RECORD_FPS: f64 = 15.0;

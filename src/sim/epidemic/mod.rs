@@ -1,0 +1,236 @@
+//! The epidemic (docs/model.md §5): contact and spontaneous infection, cure by doctors, death
+//! or recovery at `t_death`, and waning immunity — all rates per second, converted with the
+//! step's dt (§5.1), all decided on the state at the start of the step (the snapshot), so
+//! results depend neither on iteration order nor on thread count. The rules are pure functions
+//! in `rules`; `spread_infection` (here) applies them in `SimSystems::Epidemic` and publishes
+//! what happened as events (`Infected`, `Cured`, `Died`, `Recovered`); `stats` keeps the run's
+//! epidemic record in `SimSystems::Sample`.
+
+mod rules;
+mod stats;
+#[cfg(test)]
+mod tests;
+
+pub use rules::{EpidemicStep, Transition, lowest_partner, step_probability};
+pub use stats::EpidemicStats;
+
+use bevy::prelude::*;
+use serde::Serialize;
+
+use crate::sim::agent::{AgentId, Disease, Health, RunStarted};
+use crate::sim::clock::SimClock;
+use crate::sim::config::SimConfig;
+use crate::sim::metrics::Tally;
+use crate::sim::neighbours::Neighbours;
+use crate::sim::schedule::SimSystems;
+use crate::sim::swarm::Swarm;
+
+/// How an infection began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// Infected when the run started (generation 0).
+    Initial,
+    /// By contact with an infected boid.
+    Contact,
+    /// Spontaneously (`p_spontaneous_infect`; an imported case, generation 0).
+    Spontaneous,
+    /// Born infected to two infected parents (generation 0: no single infector).
+    Born,
+}
+
+impl Cause {
+    /// The name written to `transmissions.csv`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Cause::Initial => "initial",
+            Cause::Contact => "contact",
+            Cause::Spontaneous => "spontaneous",
+            Cause::Born => "born",
+        }
+    }
+}
+
+/// The infector of a contact infection, as the step saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Source {
+    /// Its id.
+    pub id: AgentId,
+    /// Its swarm.
+    pub swarm: Swarm,
+    /// Where it was at the start of the step, px.
+    pub pos: Vec2,
+}
+
+/// A boid was infected (by `source`, or with no infector when `None`).
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Infected {
+    /// The infector, if by contact.
+    pub source: Option<Source>,
+    /// The newly infected boid.
+    pub target: AgentId,
+    /// Its swarm.
+    pub swarm: Swarm,
+    /// Where it was at the start of the step, px.
+    pub pos: Vec2,
+    /// How.
+    pub cause: Cause,
+    /// Simulated time at the end of the step, s.
+    pub time: f64,
+}
+
+/// An infected boid survived `t_death` and recovered.
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Recovered {
+    /// The boid.
+    pub id: AgentId,
+    /// Simulated time, s.
+    pub time: f64,
+}
+
+/// A doctor cured a boid.
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Cured {
+    /// The cured boid.
+    pub patient: AgentId,
+    /// The doctor.
+    pub doctor: AgentId,
+    /// Simulated time, s.
+    pub time: f64,
+}
+
+/// A boid died of the disease (and was despawned).
+#[derive(Event, Clone, Copy, Debug, PartialEq)]
+pub struct Died {
+    /// The boid.
+    pub id: AgentId,
+    /// Its swarm.
+    pub swarm: Swarm,
+    /// Simulated time, s.
+    pub time: f64,
+}
+
+/// `p_step = 1 − (1 − p)^dt`: a per-second probability over a step of `dt` seconds (§5.1).
+#[inline]
+pub(super) fn plugin(app: &mut App) {
+    app.add_event::<Infected>()
+        .add_event::<Cured>()
+        .add_event::<Died>()
+        .add_event::<Recovered>()
+        .init_resource::<EpidemicStats>()
+        .add_observer(|_: Trigger<RunStarted>, mut stats: ResMut<EpidemicStats>| {
+            *stats = EpidemicStats::default();
+        })
+        .add_systems(
+            FixedUpdate,
+            stats::track_epidemic.in_set(SimSystems::Sample),
+        )
+        .add_systems(FixedUpdate, spread_infection.in_set(SimSystems::Epidemic));
+}
+
+/// Peak, eradication and the first cohort, from the state at the start of each step.
+/// Applies one step of the epidemic.
+fn spread_infection(
+    config: Res<SimConfig>,
+    clock: Res<SimClock>,
+    time: Res<Time>,
+    neighbours: Neighbours,
+    mut boids: Query<&mut Health>,
+    mut commands: Commands,
+    mut tally: ResMut<Tally>,
+    mut stats: ResMut<EpidemicStats>,
+    mut infected_events: EventWriter<Infected>,
+    mut cured_events: EventWriter<Cured>,
+    mut died_events: EventWriter<Died>,
+    mut recovered_events: EventWriter<Recovered>,
+) {
+    let s = &*neighbours.snapshot;
+    let index = neighbours.index();
+    let dt = time.delta_secs_f64();
+    let step = EpidemicStep {
+        snapshot: s,
+        index: &index,
+        params: &config.epidemic,
+        seed: config.seed,
+        step: clock.step,
+        now: clock.time,
+        dt,
+    };
+    let end = clock.time + dt;
+    // First-cohort infections that end this step; their flags clear after the step, so every
+    // decision of the step sees the state at its start.
+    let mut cohort_ended = Vec::new();
+    for (i, transition) in step.decide() {
+        let Ok(mut health) = boids.get_mut(s.entity[i]) else {
+            continue;
+        };
+        let id = AgentId(s.id[i]);
+        if !matches!(transition, Transition::Infect { .. }) && stats.in_first_infection(id.0) {
+            cohort_ended.push(id.0);
+        }
+        match transition {
+            Transition::Infect { source } => {
+                health.disease = Disease::Infected { since: end };
+                match source {
+                    Some(j) => {
+                        stats.contact_infections += 1;
+                        if stats.in_first_infection(s.id[j]) {
+                            stats.cohort_infections += 1;
+                        }
+                    }
+                    None => stats.spontaneous_infections += 1,
+                }
+                infected_events.write(Infected {
+                    source: source.map(|j| Source {
+                        id: AgentId(s.id[j]),
+                        swarm: s.swarm[j],
+                        pos: s.pos[j],
+                    }),
+                    target: id,
+                    swarm: s.swarm[i],
+                    pos: s.pos[i],
+                    cause: if source.is_some() {
+                        Cause::Contact
+                    } else {
+                        Cause::Spontaneous
+                    },
+                    time: end,
+                });
+            }
+            Transition::Cure { doctor } => {
+                health.disease = Disease::Recovered {
+                    since: end,
+                    immunity: config.epidemic.cure_immunity_level,
+                };
+                stats.cures += 1;
+                cured_events.write(Cured {
+                    patient: id,
+                    doctor: AgentId(s.id[doctor]),
+                    time: end,
+                });
+            }
+            Transition::Recover => {
+                health.disease = Disease::Recovered {
+                    since: end,
+                    immunity: config.epidemic.cure_immunity_level,
+                };
+                stats.recoveries += 1;
+                recovered_events.write(Recovered { id, time: end });
+            }
+            Transition::Wane => health.disease = Disease::Susceptible,
+            Transition::Die => {
+                commands.entity(s.entity[i]).despawn();
+                tally.dead[s.swarm[i].index()] += 1;
+                stats.deaths += 1;
+                died_events.write(Died {
+                    id,
+                    swarm: s.swarm[i],
+                    time: end,
+                });
+            }
+        }
+    }
+    for id in cohort_ended {
+        stats.end_first_infection(id);
+    }
+}

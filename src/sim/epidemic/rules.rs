@@ -1,0 +1,247 @@
+//! The epidemic's rules as pure functions over the step's snapshot (docs/model.md §5.1–5.2):
+//! the per-step probability of a per-second rate, every contact and cure pair of a step found
+//! in one traversal of the neighbourhoods, and each boid's transition. No systems live here.
+
+use bevy::prelude::*;
+
+use crate::sim::agent::Disease;
+use crate::sim::clock::is_due;
+use crate::sim::config::EpidemicConfig;
+use crate::sim::neighbours::{IndexRef, Snapshot};
+use crate::sim::rng::{Purpose, draw_unit};
+use crate::sim::swarm::Swarm;
+
+pub fn step_probability(p_per_s: f64, dt: f64) -> f64 {
+    if p_per_s >= 1.0 {
+        1.0
+    } else if p_per_s <= 0.0 || dt <= 0.0 {
+        0.0
+    } else {
+        1.0 - libm::pow(1.0 - p_per_s, dt)
+    }
+}
+
+/// What happens to one boid this step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Transition {
+    /// Susceptible or recovered → infected, by the boid in slot `source` or spontaneously.
+    Infect {
+        /// Slot of the infector.
+        source: Option<usize>,
+    },
+    /// Infected → recovered, by the doctor in slot `doctor`.
+    Cure {
+        /// Slot of the doctor.
+        doctor: usize,
+    },
+    /// Infected for `t_death`: dies.
+    Die,
+    /// Infected for `t_death`: survives and recovers.
+    Recover,
+    /// Recovered → susceptible: immunity has waned to zero.
+    Wane,
+}
+
+/// Everything one epidemic step decides from.
+pub struct EpidemicStep<'a> {
+    /// State at the start of the step.
+    pub snapshot: &'a Snapshot,
+    /// Neighbour index over it.
+    pub index: &'a IndexRef<'a>,
+    /// Parameters.
+    pub params: &'a EpidemicConfig,
+    /// Run seed.
+    pub seed: u64,
+    /// Step number (draws differ every step).
+    pub step: u64,
+    /// Simulated time at the start of the step, s.
+    pub now: f64,
+    /// Step length, s.
+    pub dt: f64,
+}
+
+impl EpidemicStep<'_> {
+    /// Whether `source` can infect `target` given their swarms.
+    fn swarms_mix(&self, target: usize, source: usize) -> bool {
+        self.params.cross_swarm_infection
+            || self.snapshot.swarm[target] == self.snapshot.swarm[source]
+    }
+
+    /// Per-second infection probability of `target` against a per-second pressure `p`,
+    /// reduced by its current immunity (docs/model.md §5.2).
+    fn susceptibility(&self, target: usize, p: f64) -> f64 {
+        let immunity = self.snapshot.disease[target].immunity(self.now, self.params.t_immunity);
+        p * (1.0 - immunity)
+    }
+
+    /// Whether infected `j` infects `i` this step (`p_plain`: each infector swarm's step
+    /// probability against a target with no immunity).
+    #[inline]
+    fn infects(&self, i: usize, j: usize, p_plain: &[f64; 3]) -> bool {
+        let s = self.snapshot;
+        if i == j || s.disease[i].is_infected() || !self.swarms_mix(i, j) {
+            return false;
+        }
+        let swarm = s.swarm[j];
+        let p_step = if s.disease[i].is_susceptible() {
+            p_plain[swarm.index()]
+        } else {
+            step_probability(self.susceptibility(i, self.params.p_infect(swarm)), self.dt)
+        };
+        p_step > 0.0 && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT) < p_step
+    }
+
+    /// Whether doctor `j` cures infected `i` this step (`p_step`: the doctor's cure
+    /// probability over the step).
+    #[inline]
+    fn cures(&self, i: usize, j: usize, p_step: f64) -> bool {
+        let s = self.snapshot;
+        i != j
+            && s.disease[i].is_infected()
+            && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::CURE) < p_step
+    }
+
+    /// Every (target, source) pair that `decides(target, source)` accepts among the targets
+    /// (slots passing `is_target`) within `radius(source)` of each source that passes
+    /// `is_source`, in any order: callers resolve them order-free. One batched traversal of
+    /// the sources' neighbourhoods; `few_targets` as in [`IndexRef::map_near`].
+    fn pairs_within(
+        &self,
+        few_targets: bool,
+        is_source: impl Fn(usize) -> bool + Sync,
+        is_target: impl Fn(usize) -> bool + Sync,
+        radius: impl Fn(usize) -> f32 + Sync,
+        decides: impl Fn(usize, usize) -> bool + Sync,
+    ) -> Vec<(usize, usize)> {
+        let s = self.snapshot;
+        let reach = (0..s.len())
+            .filter(|&j| is_source(j))
+            .map(&radius)
+            .fold(0.0, f32::max);
+        let by_source: Vec<Vec<(usize, usize)>> =
+            self.index
+                .map_near(s, reach, few_targets, &is_source, &is_target, |j, near| {
+                    let mut out = Vec::new();
+                    near.for_each_within(s.pos[j], radius(j), |i, _| {
+                        if decides(i, j) {
+                            out.push((i, j));
+                        }
+                    });
+                    out
+                });
+        by_source.into_iter().flatten().collect()
+    }
+
+    /// Every (target, infector) pair of the step's contact infections (docs/model.md §5.2): each
+    /// infected boid tries every boid it can infect within its (debuffed) contact radius.
+    pub fn contact_pairs(&self) -> Vec<(usize, usize)> {
+        let s = self.snapshot;
+        // Most targets have no immunity: convert each swarm's probability once.
+        let p_plain = Swarm::ALL.map(|sw| step_probability(self.params.p_infect(sw), self.dt));
+        self.pairs_within(
+            false,
+            |j| s.disease[j].is_infected(),
+            |i| !s.disease[i].is_infected(),
+            |j| self.params.contact_radius(s.swarm[j], true),
+            |i, j| self.infects(i, j, &p_plain),
+        )
+    }
+
+    /// Every (patient, doctor) pair of the step's cures (docs/model.md §5.2): each doctor tries
+    /// every infected boid within its (debuffed) radius, never itself.
+    pub fn cure_pairs(&self) -> Vec<(usize, usize)> {
+        let s = self.snapshot;
+        let p_step = |sick: bool| {
+            let p = if sick {
+                self.params.p_cure * self.params.infected_cure_factor
+            } else {
+                self.params.p_cure
+            };
+            step_probability(p, self.dt)
+        };
+        let (p_well, p_sick) = (p_step(false), p_step(true));
+        let doctor_p = |j: usize| {
+            if s.disease[j].is_infected() {
+                p_sick
+            } else {
+                p_well
+            }
+        };
+        self.pairs_within(
+            false,
+            |j| s.swarm[j] == Swarm::Doctor && doctor_p(j) > 0.0,
+            |i| s.disease[i].is_infected(),
+            |j| {
+                self.params
+                    .contact_radius(Swarm::Doctor, s.disease[j].is_infected())
+            },
+            |i, j| self.cures(i, j, doctor_p(j)),
+        )
+    }
+
+    /// What happens to slot `i` this step, given who (if anyone) infects or cures it.
+    pub fn transition(
+        &self,
+        i: usize,
+        infector: Option<usize>,
+        curer: Option<usize>,
+    ) -> Option<Transition> {
+        let s = self.snapshot;
+        let id = s.id[i];
+        let end = self.now + self.dt;
+        match s.disease[i] {
+            Disease::Infected { since } => {
+                if let Some(doctor) = curer {
+                    return Some(Transition::Cure { doctor });
+                }
+                if !is_due(since + self.params.t_death, end, self.dt) {
+                    return None;
+                }
+                let dies =
+                    draw_unit(self.seed, self.step, id, 0, Purpose::DEATH) < self.params.p_death;
+                Some(if dies {
+                    Transition::Die
+                } else {
+                    Transition::Recover
+                })
+            }
+            d => {
+                if let Some(source) = infector {
+                    return Some(Transition::Infect {
+                        source: Some(source),
+                    });
+                }
+                let p_spont = self.params.p_spontaneous_infect;
+                if p_spont > 0.0 {
+                    let p_step = step_probability(self.susceptibility(i, p_spont), self.dt);
+                    if draw_unit(self.seed, self.step, id, 0, Purpose::SPONTANEOUS) < p_step {
+                        return Some(Transition::Infect { source: None });
+                    }
+                }
+                d.immunity_ends(self.params.t_immunity)
+                    .is_some_and(|due| is_due(due, end, self.dt))
+                    .then_some(Transition::Wane)
+            }
+        }
+    }
+
+    /// Decides every transition of the step, in slot order.
+    pub fn decide(&self) -> Vec<(usize, Transition)> {
+        let n = self.snapshot.len();
+        let infector = lowest_partner(n, self.contact_pairs());
+        let curer = lowest_partner(n, self.cure_pairs());
+        (0..n)
+            .filter_map(|i| self.transition(i, infector[i], curer[i]).map(|t| (i, t)))
+            .collect()
+    }
+}
+
+/// For each of `n` slots, the lowest-slot partner among `pairs` (slot, partner): the lowest
+/// id wins when several infect or cure the same boid, so the outcome is order-free.
+pub fn lowest_partner(n: usize, pairs: Vec<(usize, usize)>) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = vec![None; n];
+    for (i, j) in pairs {
+        out[i] = Some(out[i].map_or(j, |k| k.min(j)));
+    }
+    out
+}

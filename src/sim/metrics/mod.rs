@@ -1,0 +1,225 @@
+//! Metrics (docs/model.md §8): per-swarm and overall counts and flocking measures, sampled every
+//! `sample_every` simulated seconds in `SimSystems::Sample` from the step's snapshot (the state
+//! at the start of the step) and kept for the whole run in `MetricsLog`. Cumulative counters
+//! (dead, born, caught) live in `Tally`, which the modules that kill, bear or catch update. The
+//! measures are pure functions in `structure`; `sample` holds the one list of them that every
+//! output is written from.
+
+mod sample;
+mod structure;
+#[cfg(test)]
+mod tests;
+
+pub use sample::{Cell, GroupSample, Measure, SWARM_MEASURES, Sample, Spread};
+pub use structure::{
+    MIN_SHAPED_FLOCK, coefficient_of_variation, cohesion_and_rms, elongation, flock_counts,
+    flock_structure, flocks, milling, nearest_same_swarm, offsets_from_centre, polarisation,
+};
+
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::sim::agent::RunStarted;
+use crate::sim::clock::SimClock;
+use crate::sim::config::SimConfig;
+use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::schedule::{SimSystems, StepMode};
+use crate::sim::swarm::Swarm;
+
+/// Time constant of the smoothed growth rate, s (docs/model.md §8).
+pub const GROWTH_TIME_CONSTANT: f64 = 1.0;
+
+/// Cumulative per-swarm counters of the run, indexed by `Swarm::index()`.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Boids alive at the start of the run.
+    pub spawned: [u64; 3],
+    /// Died of the disease.
+    pub dead: [u64; 3],
+    /// Born (population module).
+    pub born: [u64; 3],
+    /// Caught by predators (removed or respawned).
+    pub caught: [u64; 3],
+    /// Caught and removed (not respawned): these leave the population.
+    pub removed: [u64; 3],
+    /// Normals promoted to Doctor (population module).
+    pub promoted: u64,
+}
+
+/// Every sample of the run, plus when the next one is due.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct MetricsLog {
+    /// Samples in time order.
+    pub samples: Vec<Sample>,
+    /// Simulated time of the next regular sample, s.
+    pub next_due: f64,
+    /// Smoothed dI/dt, boids/s.
+    pub growth_rate: f64,
+    last_infected: Option<(f64, u64)>,
+}
+
+/// How many boids of a group are alive, susceptible, infected and recovered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Alive.
+    pub alive: u64,
+    /// Susceptible.
+    pub susceptible: u64,
+    /// Infected.
+    pub infected: u64,
+    /// Recovered.
+    pub recovered: u64,
+}
+
+/// The disease counts of every swarm in the snapshot, by `Swarm::index()`.
+pub fn count_by_swarm(snapshot: &Snapshot) -> [Counts; 3] {
+    let mut out = [Counts::default(); 3];
+    for (swarm, d) in snapshot.swarm.iter().zip(&snapshot.disease) {
+        let c = &mut out[swarm.index()];
+        c.alive += 1;
+        if d.is_infected() {
+            c.infected += 1;
+        } else if d.is_recovered() {
+            c.recovered += 1;
+        } else {
+            c.susceptible += 1;
+        }
+    }
+    out
+}
+
+/// Measures every swarm in the snapshot. Counters come from `tally`.
+pub fn measure(
+    time_s: f64,
+    snapshot: &Snapshot,
+    index: &impl NeighbourIndex,
+    config: &SimConfig,
+    tally: &Tally,
+    growth_rate_per_s: f64,
+) -> Sample {
+    let space = snapshot.space();
+    let all_flocks = flocks(index, snapshot, config);
+    let counts = count_by_swarm(snapshot);
+    let mut sample = Sample {
+        time_s,
+        growth_rate_per_s,
+        ..default()
+    };
+    let mut points: Vec<Vec2> = Vec::new();
+    for swarm in Swarm::ALL {
+        let k = swarm.index();
+        let slots: Vec<usize> = (0..snapshot.len())
+            .filter(|&i| snapshot.swarm[i] == swarm)
+            .collect();
+        let g = &mut sample.swarms[k];
+        let c = counts[k];
+        (g.alive, g.susceptible, g.infected, g.recovered) =
+            (c.alive, c.susceptible, c.infected, c.recovered);
+        g.dead = tally.dead[k];
+        g.born = tally.born[k];
+        g.caught = tally.caught[k];
+        if slots.is_empty() {
+            continue;
+        }
+        g.polarisation = polarisation(slots.iter().map(|&i| snapshot.vel[i]));
+        points.clear();
+        points.extend(slots.iter().map(|&i| snapshot.pos[i]));
+        (g.cohesion_px, g.rms_separation_px) = cohesion_and_rms(&space, &points);
+        let start = config.swarms.get(swarm).alignment_radius;
+        let nn: Vec<f64> = slots
+            .iter()
+            .filter_map(|&i| nearest_same_swarm(index, snapshot, i, start))
+            .map(f64::from)
+            .collect();
+        g.nearest_neighbour_px = (!nn.is_empty()).then(|| nn.iter().sum::<f64>() / nn.len() as f64);
+        g.nn_cv = coefficient_of_variation(&nn);
+        g.flocks = Some(all_flocks[k].len() as u64);
+        (g.largest_flock_frac, g.milling, g.elongation) = flock_structure(snapshot, &all_flocks[k]);
+        g.mean_speed_px_s = Some(
+            slots
+                .iter()
+                .map(|&i| snapshot.vel[i].length() as f64)
+                .sum::<f64>()
+                / slots.len() as f64,
+        );
+    }
+    let o = &mut sample.overall;
+    for g in &sample.swarms {
+        o.alive += g.alive;
+        o.susceptible += g.susceptible;
+        o.infected += g.infected;
+        o.recovered += g.recovered;
+        o.dead += g.dead;
+        o.born += g.born;
+        o.caught += g.caught;
+    }
+    sample
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Tally>()
+        .init_resource::<MetricsLog>()
+        .add_observer(reset_metrics)
+        .add_systems(FixedUpdate, record_metrics.in_set(SimSystems::Sample));
+}
+
+fn reset_metrics(_: Trigger<RunStarted>, mut tally: ResMut<Tally>, mut log: ResMut<MetricsLog>) {
+    *tally = Tally::default();
+    *log = MetricsLog::default();
+}
+
+/// Updates the growth rate every step and records a sample when one is due (always on the
+/// final observation of a run).
+fn record_metrics(
+    config: Res<SimConfig>,
+    clock: Res<SimClock>,
+    mode: Res<StepMode>,
+    neighbours: Neighbours,
+    mut tally: ResMut<Tally>,
+    mut log: ResMut<MetricsLog>,
+) {
+    let snapshot = &*neighbours.snapshot;
+    let now = clock.time;
+    if clock.step == 0 && log.samples.is_empty() {
+        for (k, swarm) in Swarm::ALL.iter().enumerate() {
+            tally.spawned[k] = snapshot.swarm.iter().filter(|s| *s == swarm).count() as u64;
+        }
+    }
+    let infected = snapshot.disease.iter().filter(|d| d.is_infected()).count() as u64;
+    if let Some((t0, i0)) = log.last_infected {
+        let elapsed = now - t0;
+        if elapsed > 0.0 {
+            let rate = (infected as f64 - i0 as f64) / elapsed;
+            let alpha = 1.0 - libm::exp(-elapsed / GROWTH_TIME_CONSTANT);
+            log.growth_rate += alpha * (rate - log.growth_rate);
+        }
+    }
+    log.last_infected = Some((now, infected));
+
+    let half_step = 0.5 * config.dt;
+    let already = log
+        .samples
+        .last()
+        .is_some_and(|s| (s.time_s - now).abs() < 1e-9);
+    let due = now >= log.next_due - half_step || (*mode == StepMode::Observe && !already);
+    if !due || already {
+        return;
+    }
+    let sample = measure(
+        now,
+        snapshot,
+        &neighbours.index(),
+        &config,
+        &tally,
+        log.growth_rate,
+    );
+    log.samples.push(sample);
+    log.next_due = next_sample_time(now, half_step, config.sample_every);
+}
+
+/// The first multiple of `every` later than `now + tolerance`: when the sample after one taken
+/// at `now` is due. Computed, not counted up to, so a `sample_every` far below the step costs
+/// nothing (a step still records at most one sample).
+pub fn next_sample_time(now: f64, tolerance: f64, every: f64) -> f64 {
+    (((now + tolerance) / every).floor() + 1.0) * every
+}

@@ -1,0 +1,254 @@
+//! The flocking and structure measures of docs/model.md §8 as pure functions over positions
+//! and velocities: polarisation, cohesion and RMS separation, nearest neighbours, flocks
+//! (connected groups), and each flock's milling and elongation. No systems live here.
+
+use bevy::prelude::*;
+
+use crate::sim::config::SimConfig;
+use crate::sim::math::unit;
+use crate::sim::neighbours::{NeighbourIndex, Snapshot};
+use crate::sim::space::Space;
+
+/// `|Σ unit(v_i)| / N` (0 = disorder, 1 = aligned); `None` without boids.
+pub fn polarisation(velocities: impl IntoIterator<Item = Vec2>) -> Option<f64> {
+    let (mut sum, mut n) = (Vec2::ZERO, 0usize);
+    for v in velocities {
+        sum += unit(v);
+        n += 1;
+    }
+    (n > 0).then(|| sum.length() as f64 / n as f64)
+}
+
+/// Cohesion (mean distance to the centroid) and rms separation `sqrt(2Σ|p − c|²/(N − 1))`,
+/// both torus-correct. Rms separation needs two boids.
+pub fn cohesion_and_rms(space: &Space, points: &[Vec2]) -> (Option<f64>, Option<f64>) {
+    let Some(c) = space.centroid(points.iter().copied()) else {
+        return (None, None);
+    };
+    let (mut sum, mut sum2) = (0.0f64, 0.0f64);
+    for p in points {
+        let d = space.displacement(c, *p).length() as f64;
+        sum += d;
+        sum2 += d * d;
+    }
+    let n = points.len() as f64;
+    let rms = (points.len() > 1).then(|| (2.0 * sum2 / (n - 1.0)).sqrt());
+    (Some(sum / n), rms)
+}
+
+/// Distance from slot `i` to the nearest other boid of the same swarm, searching outward from
+/// `radius` and falling back to a full scan; `None` if it is alone in its swarm.
+pub fn nearest_same_swarm(
+    index: &impl NeighbourIndex,
+    snapshot: &Snapshot,
+    i: usize,
+    radius: f32,
+) -> Option<f32> {
+    let space = snapshot.space();
+    let swarm = snapshot.swarm[i];
+    let limit = if space.wraps() {
+        0.5 * space.width.min(space.height) * 0.999
+    } else {
+        f32::INFINITY
+    };
+    let mut r = radius.max(1.0).min(limit);
+    loop {
+        let mut best = f32::INFINITY;
+        index.for_each_within(snapshot.pos[i], r, |j, off| {
+            if j != i && snapshot.swarm[j] == swarm {
+                best = best.min(off.length());
+            }
+        });
+        if best.is_finite() {
+            return Some(best);
+        }
+        if r >= limit || r > 1e7 {
+            break;
+        }
+        r = (r * 2.0).min(limit);
+    }
+    // Beyond the largest unique query radius: scan (rare; only isolated boids get here).
+    (0..snapshot.len())
+        .filter(|&j| j != i && snapshot.swarm[j] == swarm)
+        .map(|j| space.distance(snapshot.pos[i], snapshot.pos[j]))
+        .min_by(f32::total_cmp)
+}
+
+/// Union-find over slots.
+struct Groups {
+    parent: Vec<u32>,
+}
+
+impl Groups {
+    fn new(n: usize) -> Self {
+        Self {
+            parent: (0..n as u32).collect(),
+        }
+    }
+
+    fn root(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grand = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grand;
+            x = grand;
+        }
+        x
+    }
+
+    fn join(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            // Smaller root wins: deterministic whatever the visiting order.
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[hi as usize] = lo;
+        }
+    }
+}
+
+/// The flocks of every swarm: connected groups of same-swarm boids linked when closer than their
+/// swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
+/// in ascending order; flocks are ordered by their lowest slot, so the result does not depend on
+/// the order the index visits boids.
+pub fn flocks(
+    index: &impl NeighbourIndex,
+    snapshot: &Snapshot,
+    config: &SimConfig,
+) -> [Vec<Vec<usize>>; 3] {
+    let n = snapshot.len();
+    let mut groups = Groups::new(n);
+    for i in 0..n {
+        let swarm = snapshot.swarm[i];
+        let r = config.swarms.get(swarm).alignment_radius;
+        index.for_each_within(snapshot.pos[i], r, |j, _| {
+            if j > i && snapshot.swarm[j] == swarm {
+                groups.join(i as u32, j as u32);
+            }
+        });
+    }
+    // A root is the lowest slot of its flock, so visiting slots in order meets every flock's
+    // root before its other members.
+    let mut flock_of_root: Vec<u32> = vec![u32::MAX; n];
+    let mut out: [Vec<Vec<usize>>; 3] = Default::default();
+    for i in 0..n {
+        let root = groups.root(i as u32) as usize;
+        let list = &mut out[snapshot.swarm[i].index()];
+        if flock_of_root[root] == u32::MAX {
+            flock_of_root[root] = list.len() as u32;
+            list.push(Vec::new());
+        }
+        list[flock_of_root[root] as usize].push(i);
+    }
+    out
+}
+
+/// Number of flocks per swarm (see [`flocks`]).
+pub fn flock_counts(
+    index: &impl NeighbourIndex,
+    snapshot: &Snapshot,
+    config: &SimConfig,
+) -> [u64; 3] {
+    flocks(index, snapshot, config).map(|f| f.len() as u64)
+}
+
+/// Standard deviation (population) over mean; `None` for fewer than two values or a zero
+/// mean. The `nn_cv` of docs/model.md §8 applied to nearest-neighbour distances.
+pub fn coefficient_of_variation(xs: &[f64]) -> Option<f64> {
+    if xs.len() < 2 {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if mean <= 0.0 {
+        return None;
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    Some(var.sqrt() / mean)
+}
+
+/// Offsets of a flock's members from its centre: the torus centroid (circular mean per axis,
+/// docs/model.md §2) refined by the mean of the minimum-image offsets from it, so the offsets sum
+/// to zero exactly as on a plane. Valid while the flock spans less than half the world per axis.
+pub fn offsets_from_centre(space: &Space, points: &[Vec2]) -> Vec<Vec2> {
+    let Some(c) = space.centroid(points.iter().copied()) else {
+        return Vec::new();
+    };
+    let raw: Vec<Vec2> = points.iter().map(|p| space.displacement(c, *p)).collect();
+    let mean = raw.iter().copied().sum::<Vec2>() / raw.len() as f32;
+    raw.into_iter().map(|r| r - mean).collect()
+}
+
+/// Milling of one flock (docs/model.md §8): `|Σ r_i × v_i| / Σ |r_i||v_i|` with `r_i` the offsets
+/// from the flock's centre — 1 when every boid circles the centre the same way, 0 for translation.
+/// `None` when undefined (every boid at the centre or at rest).
+pub fn milling(offsets: &[Vec2], velocities: &[Vec2]) -> Option<f64> {
+    let (mut torque, mut norm) = (0.0f64, 0.0f64);
+    for (r, v) in offsets.iter().zip(velocities) {
+        torque += r.perp_dot(*v) as f64;
+        norm += (r.length() * v.length()) as f64;
+    }
+    (norm > 0.0).then(|| torque.abs() / norm)
+}
+
+/// Elongation of a flock (docs/model.md §8): `1 − λ₂/λ₁` of the gyration tensor `Σ r rᵀ / N` of the
+/// offsets from its centre — 0 for a round flock, → 1 for a line. `None` if all coincide.
+pub fn elongation(offsets: &[Vec2]) -> Option<f64> {
+    let n = offsets.len() as f64;
+    if n == 0.0 {
+        return None;
+    }
+    let (mut xx, mut xy, mut yy) = (0.0f64, 0.0f64, 0.0f64);
+    for r in offsets {
+        let (x, y) = (r.x as f64, r.y as f64);
+        xx += x * x;
+        xy += x * y;
+        yy += y * y;
+    }
+    let (xx, xy, yy) = (xx / n, xy / n, yy / n);
+    // Eigenvalues of the symmetric 2 × 2 tensor.
+    let mid = 0.5 * (xx + yy);
+    let half_gap = (0.25 * (xx - yy).powi(2) + xy * xy).sqrt();
+    let (l1, l2) = (mid + half_gap, (mid - half_gap).max(0.0));
+    (l1 > 0.0).then(|| 1.0 - l2 / l1)
+}
+
+/// Flocks of at least this many boids count for milling and elongation (two boids always
+/// form a "line" and have no rotation to speak of).
+pub const MIN_SHAPED_FLOCK: usize = 3;
+
+/// Structure measures of one swarm from its flocks (slot lists): the largest flock's share
+/// of the swarm, the size-weighted milling over flocks of at least [`MIN_SHAPED_FLOCK`], and
+/// the largest flock's elongation (`None` where undefined).
+pub fn flock_structure(
+    snapshot: &Snapshot,
+    flocks: &[Vec<usize>],
+) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let alive: usize = flocks.iter().map(Vec::len).sum();
+    // The largest flock; ties go to the one with the lowest slot (the earlier one).
+    let Some(largest) = flocks
+        .iter()
+        .reduce(|best, f| if f.len() > best.len() { f } else { best })
+    else {
+        return (None, None, None);
+    };
+    let space = snapshot.space();
+    let centred = |f: &[usize]| {
+        let pts: Vec<Vec2> = f.iter().map(|&i| snapshot.pos[i]).collect();
+        offsets_from_centre(&space, &pts)
+    };
+    let (mut weighted, mut weight) = (0.0f64, 0.0f64);
+    for f in flocks.iter().filter(|f| f.len() >= MIN_SHAPED_FLOCK) {
+        let vel: Vec<Vec2> = f.iter().map(|&i| snapshot.vel[i]).collect();
+        if let Some(m) = milling(&centred(f), &vel) {
+            weighted += m * f.len() as f64;
+            weight += f.len() as f64;
+        }
+    }
+    let shape = (largest.len() >= MIN_SHAPED_FLOCK)
+        .then(|| elongation(&centred(largest)))
+        .flatten();
+    (
+        Some(largest.len() as f64 / alive as f64),
+        (weight > 0.0).then(|| weighted / weight),
+        shape,
+    )
+}

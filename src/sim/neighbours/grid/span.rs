@@ -1,0 +1,114 @@
+//! Which cells a query reaches along one axis: a [`Span`] of cell indices around a cell,
+//! wrapped around a torus (with the shift of points reached across the seam) or clipped at
+//! walls. No systems live here.
+
+/// The distinct cell indices within `k` of `c` along an axis of `n` cells.
+#[derive(Clone, Copy)]
+pub(super) struct Span {
+    pub(super) first: isize,
+    pub(super) len: usize,
+    pub(super) n: usize,
+    /// Covers every cell of a wrapped axis.
+    pub(super) full: bool,
+}
+
+impl Span {
+    #[cfg(test)]
+    pub(super) fn iter(self) -> impl Iterator<Item = usize> {
+        (0..self.len).map(move |i| (self.first + i as isize).rem_euclid(self.n as isize) as usize)
+    }
+
+    /// Cell indices with the shift of their points: −L for cells reached across the low seam
+    /// (their points sit near L), +L across the high seam.
+    pub(super) fn iter_with_shift(self, l: f32) -> impl Iterator<Item = (usize, f32)> {
+        (0..self.len).map(move |i| {
+            let raw = self.first + i as isize;
+            (raw.rem_euclid(self.n as isize) as usize, self.shift(raw, l))
+        })
+    }
+
+    fn shift(self, raw: isize, l: f32) -> f32 {
+        if self.full {
+            0.0
+        } else if raw < 0 {
+            -l
+        } else if raw >= self.n as isize {
+            l
+        } else {
+            0.0
+        }
+    }
+
+    /// The span as up to three contiguous pieces of cell indices `(first, last, shift)`: the
+    /// cells reached across the low seam, those inside the world, those across the high seam.
+    pub(super) fn pieces(self, l: f32) -> impl Iterator<Item = (usize, usize, f32)> {
+        let (lo, hi) = (self.first, self.first + self.len as isize - 1);
+        let n = self.n as isize;
+        [
+            (lo, hi.min(-1)),
+            (lo.max(0), hi.min(n - 1)),
+            (lo.max(n), hi),
+        ]
+        .into_iter()
+        .filter(|(a, b)| a <= b)
+        .map(move |(a, b)| {
+            (
+                a.rem_euclid(n) as usize,
+                b.rem_euclid(n) as usize,
+                self.shift(a, l),
+            )
+        })
+    }
+}
+
+/// The cells of an axis a disc of radius `r` around coordinate `p` (in cell `c` of size `cell`)
+/// overlaps, with a small margin: never more than [`span`] with `k = ⌈r / cell⌉` and always
+/// including `c`, so the visit order of the cells kept is unchanged.
+pub(super) fn disc_span(p: f32, c: usize, r: f32, cell: f32, n: usize, wrap: bool) -> Span {
+    let around = span(c, (r / cell).ceil() as usize, n, wrap);
+    if around.full {
+        return around;
+    }
+    let margin = r * 1e-5 + 1e-3;
+    let lo = ((p - r - margin) / cell).floor() as isize;
+    let hi = ((p + r + margin) / cell).floor() as isize;
+    let first = lo.max(around.first).min(c as isize);
+    let last = hi
+        .min(around.first + around.len as isize - 1)
+        .max(c as isize);
+    Span {
+        first,
+        len: (last - first + 1) as usize,
+        n,
+        full: false,
+    }
+}
+
+pub(super) fn span(c: usize, k: usize, n: usize, wrap: bool) -> Span {
+    if wrap {
+        if 2 * k + 1 >= n {
+            Span {
+                first: 0,
+                len: n,
+                n,
+                full: true,
+            }
+        } else {
+            Span {
+                first: c as isize - k as isize,
+                len: 2 * k + 1,
+                n,
+                full: false,
+            }
+        }
+    } else {
+        let lo = c.saturating_sub(k);
+        let hi = (c + k).min(n - 1);
+        Span {
+            first: lo as isize,
+            len: hi - lo + 1,
+            n,
+            full: false,
+        }
+    }
+}

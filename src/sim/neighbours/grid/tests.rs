@@ -1,0 +1,56 @@
+//! Tests of the grid's spans and strips of cells.
+
+use super::*;
+
+#[test]
+fn spans_wrap_and_never_repeat_a_cell() {
+    let all: Vec<usize> = span(0, 1, 10, true).iter().collect();
+    assert_eq!(all, vec![9, 0, 1]);
+    let all: Vec<usize> = span(1, 2, 4, true).iter().collect();
+    assert_eq!(all, vec![0, 1, 2, 3]);
+    let all: Vec<usize> = span(0, 1, 10, false).iter().collect();
+    assert_eq!(all, vec![0, 1]);
+    let all: Vec<usize> = span(9, 3, 10, false).iter().collect();
+    assert_eq!(all, vec![6, 7, 8, 9]);
+}
+
+#[test]
+fn a_small_disc_reads_only_the_cells_it_overlaps() {
+    let cells = |s: Span| s.iter().collect::<Vec<_>>();
+    // Cells of 100 px on a 10-cell wrapped axis; k = ⌈10 / 100⌉ = 1 would read 3 cells.
+    assert_eq!(cells(disc_span(450.0, 4, 10.0, 100.0, 10, true)), vec![4]);
+    assert_eq!(
+        cells(disc_span(405.0, 4, 10.0, 100.0, 10, true)),
+        vec![3, 4]
+    );
+    assert_eq!(
+        cells(disc_span(495.0, 4, 10.0, 100.0, 10, true)),
+        vec![4, 5]
+    );
+    // Across the seam the cell keeps the shift of the full neighbourhood.
+    let near_seam = disc_span(3.0, 0, 10.0, 100.0, 10, true);
+    assert_eq!(cells(near_seam), vec![9, 0]);
+    assert_eq!(near_seam.pieces(1000.0).next(), Some((9, 9, -1000.0)));
+    // A bounded axis stops at the wall; a disc as wide as the axis reads it whole.
+    assert_eq!(cells(disc_span(3.0, 0, 10.0, 100.0, 10, false)), vec![0]);
+    assert!(disc_span(450.0, 4, 600.0, 100.0, 10, true).full);
+}
+
+#[test]
+fn spans_split_into_contiguous_pieces_at_the_seam() {
+    let pieces = |s: Span| s.pieces(100.0).collect::<Vec<_>>();
+    // Cells 9, 0, 1 of 10: cell 9 across the low seam (shift −L), then 0..=1.
+    assert_eq!(
+        pieces(span(0, 1, 10, true)),
+        vec![(9, 9, -100.0), (0, 1, 0.0)]
+    );
+    // Cells 8, 9, 0: 8..=9 inside, 0 across the high seam (+L).
+    assert_eq!(
+        pieces(span(9, 1, 10, true)),
+        vec![(8, 9, 0.0), (0, 0, 100.0)]
+    );
+    assert_eq!(pieces(span(4, 1, 10, true)), vec![(3, 5, 0.0)]);
+    // A span of the whole axis is one piece with no shift.
+    assert_eq!(pieces(span(1, 2, 4, true)), vec![(0, 3, 0.0)]);
+    assert_eq!(pieces(span(0, 1, 10, false)), vec![(0, 1, 0.0)]);
+}
