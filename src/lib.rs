@@ -4,12 +4,15 @@
 //! runs under `MinimalPlugins`), [`ViewPlugin`] (in `view`) everything that draws,
 //! [`PanelsPlugin`] the part of the view that needs no renderer, and [`app`] puts them together
 //! into the interactive app. The phases of a step and their order live in [`sim::schedule`].
+//! [`cli`] is the whole command-line tool as a function (`cli::main_with` adds your systems).
 
 // Bevy systems take many parameters and nested query types by design.
 #![allow(clippy::type_complexity, clippy::too_many_arguments)]
 // Tests build configs by changing a few fields of the defaults.
 #![cfg_attr(test, allow(clippy::field_reassign_with_default))]
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod fonts;
 pub mod run;

@@ -1,14 +1,11 @@
-//! The `pandemic-boids` binary: the command line and the window on a desktop (`desktop`); in a
+//! The `pandemic-boids` binary: the command line and the window on a desktop (`cli`); in a
 //! browser, the app started from the page's address (`view::web`). With `export=S` in the
 //! address, the page first runs the same simulation headless to S simulated seconds and puts its
 //! metrics into the page, so a test can compare them with `pandemic-boids run`.
 
 #[cfg(not(target_arch = "wasm32"))]
-mod desktop;
-
-#[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
-    desktop::main()
+    pandemic_boids::cli::main()
 }
 
 #[cfg(target_arch = "wasm32")]

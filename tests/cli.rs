@@ -150,11 +150,36 @@ fn missing_out_and_bad_numbers() {
         &["abc"],
     );
     assert_one_line_error(&pb(&["run", "--dt", "-1", "--out", "x"]), 2, &["dt"]);
+    // A step too small to mean anything (it once panicked inside Bevy, or ran for hours).
+    for tiny in ["dt=1e-300", "dt=1e-9", "dt=0"] {
+        assert_one_line_error(
+            &pb(&["run", "--set", tiny, "--out", "x"]),
+            2,
+            &["`dt`", "≥ 0.0001"],
+        );
+    }
     assert_one_line_error(
         &pb(&["run", "--threads", "0", "--out", "x"]),
         2,
         &["threads"],
     );
+}
+
+#[test]
+fn an_unwritable_video_is_one_sentence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = pb(&[
+        "run",
+        "--duration",
+        "1",
+        "--video",
+        "/proc/x.gif",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&o, 1, &["/proc/x.gif", "choose a file you can write"]);
+    assert!(!stderr(&o).contains("IOError"), "{}", stderr(&o));
 }
 
 #[test]
@@ -252,4 +277,190 @@ fn help_and_version_exit_zero() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("run"));
     assert!(pb(&["--version"]).status.success());
+}
+
+#[test]
+fn compare_runs_pairs_and_a_variant_equal_to_the_base_differs_by_exactly_zero() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = common::scenarios().join("interventions/none.toml");
+    let out = tmp.path().join("same");
+    let o = Command::new(bin())
+        .args([
+            "compare",
+            "--seeds",
+            "3",
+            "--duration",
+            "8",
+            "--quiet",
+            "--base",
+        ])
+        .arg(&base)
+        .arg("--variant")
+        .arg(&base)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("comparison.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut rows = 0;
+    for line in lines {
+        let c: Vec<&str> = line.split(',').collect();
+        for name in ["diff_mean", "diff_ci_low", "diff_ci_high"] {
+            assert_eq!(c[col(name)].parse::<f64>().unwrap(), 0.0, "{line}");
+        }
+        rows += 1;
+    }
+    assert!(rows >= 3, "{csv}");
+    for f in [
+        "plots/comparison_infected.png",
+        "plots/paired_differences.png",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    // Resumable: a second call runs nothing.
+    let o = Command::new(bin())
+        .args([
+            "compare",
+            "--seeds",
+            "3",
+            "--duration",
+            "8",
+            "--quiet",
+            "--base",
+        ])
+        .arg(&base)
+        .arg("--variant-set")
+        .arg("epidemic.p_infect_normal=0.5")
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("6 skipped"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn compare_says_what_is_missing_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = common::scenarios().join("interventions/none.toml");
+    for (extra, expect) in [
+        (vec![], "nothing to compare"),
+        (
+            vec!["--variant-set", "swarms.normal.max_sped=3"],
+            "--variant-set: `swarms.normal.max_sped`",
+        ),
+    ] {
+        let o = Command::new(bin())
+            .args(["compare", "--seeds", "2", "--base"])
+            .arg(&base)
+            .args(&extra)
+            .arg("--out")
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(expect), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn a_bad_intervention_is_one_line_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    std::fs::write(
+        &file,
+        "[[interventions]]\nname = \"lockdown\"\nwhen = \"infected_fraction > 0.1\"\n\
+         set = { \"swarms.normal.max_speed\" = 60.0 }\n",
+    )
+    .unwrap();
+    let o = Command::new(bin())
+        .args(["run", "--scenario"])
+        .arg(&file)
+        .arg("--out")
+        .arg(tmp.path().join("o"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("interventions[0] \"lockdown\""), "{err}");
+    assert!(err.contains("did you mean `infected_frac`"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn usage_mistakes_get_one_line_that_helps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    // A misspelled flag: the similar one is suggested.
+    let o = Command::new(bin())
+        .args(["run", "--durations", "5", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("'--duration'"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // Options before the subcommand: the order that works is said.
+    let o = Command::new(bin())
+        .args(["--scenario", "predators", "run", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("options go after the subcommand"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // `run --help` names the files it writes.
+    let o = Command::new(bin())
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&o.stdout);
+    for f in [
+        "metrics.csv",
+        "transmissions.csv",
+        "rt.csv",
+        "summary.json",
+        "interventions.csv",
+    ] {
+        assert!(help.contains(f), "run --help does not name {f}");
+    }
+}
+
+#[test]
+fn a_shipped_scenario_is_accepted_by_name_as_in_a_browser_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args([
+            "run",
+            "--scenario",
+            "matrix/B2_D2",
+            "--duration",
+            "1",
+            "--quiet",
+            "--out",
+        ])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let written = fs::read_to_string(tmp.path().join("config.toml")).unwrap();
+    assert!(written.contains("seek_nearest"), "{written}");
+    let o = Command::new(bin())
+        .args(["run", "--scenario", "predatorz", "--out"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a shipped name such as `predators`"), "{err}");
 }

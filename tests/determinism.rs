@@ -27,8 +27,32 @@ fn run_to(dir: &std::path::Path, config: SimConfig) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
+/// Every kind of intervention, so determinism covers them too.
+const INTERVENTIONS: &str = r#"
+[[interventions]]
+name = "lockdown"
+when = "infected_frac > 0.08"
+duration = 3.0
+set = { "swarms.normal.max_speed" = 90.0, "swarms.normal.separation_radius" = 40.0 }
+
+[[interventions]]
+name = "campaign"
+at = 1.0
+vaccinate = { rate_per_s = 0.05, efficacy = 0.8 }
+
+[[interventions]]
+name = "tti"
+at = 0.5
+isolate = { detect_per_s = 0.3, delay = 0.5 }
+
+[[interventions]]
+name = "import"
+at = 2.0
+import = { count = 4 }
+"#;
+
 fn pandemic(seed: u64) -> SimConfig {
-    let mut c = SimConfig::default();
+    let mut c = SimConfig::from_toml_str(INTERVENTIONS, "interventions", &[]).unwrap();
     c.seed = seed;
     c.duration = 20.0;
     c.epidemic.p_spontaneous_infect = 0.01;
@@ -57,11 +81,15 @@ fn thread_count_does_not_change_the_output() {
     // Enough boids that every parallel loop really splits its work.
     let tmp = tempfile::tempdir().unwrap();
     let mut outputs = Vec::new();
+    let scenario = tmp.path().join("interventions.toml");
+    fs::write(&scenario, INTERVENTIONS).unwrap();
     for threads in ["1", "2", "3"] {
         let out = tmp.path().join(format!("t{threads}"));
         let status = Command::new(bin())
+            .arg("run")
+            .arg("--scenario")
+            .arg(&scenario)
             .args([
-                "run",
                 "--duration",
                 "5",
                 "--seed",
@@ -84,9 +112,13 @@ fn thread_count_does_not_change_the_output() {
             .unwrap();
         assert!(status.success());
         outputs.push(fs::read(out.join("metrics.csv")).unwrap());
+        outputs.push(fs::read(out.join("interventions.csv")).unwrap());
     }
-    assert_eq!(outputs[0], outputs[1], "1 vs 2 threads");
-    assert_eq!(outputs[0], outputs[2], "1 vs 3 threads");
+    assert_eq!(outputs[0], outputs[2], "1 vs 2 threads");
+    assert_eq!(outputs[0], outputs[4], "1 vs 3 threads");
+    assert_eq!(outputs[1], outputs[3], "interventions.csv, 1 vs 2 threads");
+    assert_eq!(outputs[1], outputs[5], "interventions.csv, 1 vs 3 threads");
+    assert!(outputs[1].len() > 100, "the interventions did not act");
 }
 
 #[test]

@@ -50,7 +50,7 @@ fn quiet() -> SimConfig {
 }
 
 #[test]
-fn infection_stays_within_a_swarm_unless_enabled() {
+fn doctors_are_infected_only_when_enabled_and_antivax_are_one_population_with_normals() {
     let mut c = SimConfig::default();
     c.swarms.doctor.count = 40;
     c.epidemic.p_initial_infect_doctor = 0.2;
@@ -64,9 +64,20 @@ fn infection_stays_within_a_swarm_unless_enabled() {
         "the epidemic spread ({} infections)",
         seen.len()
     );
+    let doctor = |s: &Swarm| *s == Swarm::Doctor;
     assert!(
-        seen.iter().all(|(src, dst)| *src == Some(*dst)),
-        "a cross-swarm infection happened"
+        seen.iter()
+            .all(|(src, dst)| src.as_ref().is_some_and(|s| doctor(s) == doctor(dst))),
+        "an infection crossed between Doctors and the others"
+    );
+    // Normal and Antivax boids infect each other (docs/model.md §5.2).
+    assert!(
+        seen.iter()
+            .any(|(src, dst)| *src == Some(Swarm::Normal) && *dst == Swarm::Antivax)
+            || seen
+                .iter()
+                .any(|(src, dst)| *src == Some(Swarm::Antivax) && *dst == Swarm::Normal),
+        "Normal and Antivax boids never infected each other: {seen:?}"
     );
 
     c.epidemic.cross_swarm_infection = true;
@@ -74,8 +85,9 @@ fn infection_stays_within_a_swarm_unless_enabled() {
     sim.run_until(30.0);
     let seen = &sim.world().resource::<Seen>().0;
     assert!(
-        seen.iter().any(|(src, dst)| *src != Some(*dst)),
-        "no cross-swarm infection though enabled"
+        seen.iter()
+            .any(|(src, dst)| src.as_ref().is_some_and(|s| doctor(s) != doctor(dst))),
+        "no infection between Doctors and the others though enabled"
     );
 }
 

@@ -250,7 +250,7 @@ fn sharded_sweep_covers_ranges_and_merges_exactly() {
             // Before the other shards ran, merge reports what is missing.
             let o = pb(&["merge", out.to_str().unwrap()]);
             assert!(!o.status.success());
-            assert!(String::from_utf8_lossy(&o.stderr).contains("have no completed run yet"));
+            assert!(String::from_utf8_lossy(&o.stderr).contains("have not completed yet"));
         }
     }
     // The manifest is a Latin hypercube over each range.
@@ -263,7 +263,7 @@ fn sharded_sweep_covers_ranges_and_merges_exactly() {
     assert_eq!(rows.len(), n);
     let mut strata: Vec<usize> = rows
         .iter()
-        .map(|r| ((r[2] - 0.1) / 0.8 * n as f64).floor() as usize)
+        .map(|r| ((r[3] - 0.1) / 0.8 * n as f64).floor() as usize)
         .collect();
     strata.sort_unstable();
     assert_eq!(strata, (0..n).collect::<Vec<_>>());
@@ -283,14 +283,24 @@ fn sharded_sweep_covers_ranges_and_merges_exactly() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let merged = fs::read_to_string(out.join("summary.csv")).unwrap();
     assert_eq!(merged.lines().count(), n + 1);
-    // Integer keys are rounded into the config each sample ran with.
-    let cfg =
-        fs::read_to_string(out.join("runs").join("sample-00003").join("config.toml")).unwrap();
-    let count: f64 = rows[3][3];
-    assert!(
-        cfg.contains(&format!("count = {}", count.round() as i64)),
-        "{cfg}"
-    );
+    // Integer keys: the manifest (and so the summaries and the rank correlations) holds the
+    // whole numbers the runs used, not the unrounded draws.
+    for (s, row) in rows.iter().enumerate() {
+        assert_eq!(row[2], 1.0, "one replicate");
+        let count = row[4];
+        assert_eq!(
+            count.fract(),
+            0.0,
+            "sample {s}: count {count} as sampled, not as run"
+        );
+        let cfg = fs::read_to_string(
+            out.join("runs")
+                .join(format!("sample-{s:05}"))
+                .join("config.toml"),
+        )
+        .unwrap();
+        assert!(cfg.contains(&format!("count = {count}")), "{cfg}");
+    }
     assert!(
         out.join("plots")
             .join("peak_fraction_vs_epidemic_p_infect_normal.png")
@@ -301,7 +311,7 @@ fn sharded_sweep_covers_ranges_and_merges_exactly() {
     let mut lines = table.lines();
     assert_eq!(
         lines.next(),
-        Some("output,parameter,n,prcc,p_value,spearman")
+        Some("output,parameter,n,replicates,prcc,p_value,spearman")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert!(
@@ -312,7 +322,7 @@ fn sharded_sweep_covers_ranges_and_merges_exactly() {
         // Runs where an output is undefined (no initial case: no R0) are left out of it.
         let used: usize = r[2].parse().unwrap();
         assert!(used <= n && (r[0] != "peak_fraction" || used == n), "{r:?}");
-        let prcc: f64 = r[3].parse().unwrap();
+        let prcc: f64 = r[4].parse().unwrap();
         assert!((-1.0..=1.0).contains(&prcc), "{r:?}");
     }
     assert!(
@@ -354,4 +364,69 @@ fn a_one_parameter_sweep_gets_trend_plots_only() {
     // With one parameter its PRCC would be its Spearman correlation: no table, no tornado.
     assert!(!out.join("sensitivity.csv").exists());
     assert!(!out.join("plots").join("prcc_heatmap.png").exists());
+}
+
+#[test]
+fn replicates_run_several_seeds_per_sample_and_the_analysis_uses_their_means() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = scenario(tmp.path(), "base", "");
+    let out = tmp.path().join("sweep");
+    let o = pb(&[
+        "sweep",
+        "--base",
+        base.to_str().unwrap(),
+        "--param",
+        "epidemic.p_infect_normal=0.1..0.9",
+        "--param",
+        "swarms.normal.max_speed=60..180",
+        "--samples",
+        "4",
+        "--replicates",
+        "3",
+        "--duration",
+        "1",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = fs::read_to_string(out.join("manifest.csv")).unwrap();
+    assert!(
+        manifest.starts_with("sample,seed,replicates,"),
+        "{manifest}"
+    );
+    assert!(
+        manifest
+            .lines()
+            .skip(1)
+            .all(|l| l.split(',').nth(2) == Some("3"))
+    );
+    // Every sample ran three seeds, each in its own folder with its own seed.
+    let mut seeds = std::collections::BTreeSet::new();
+    for s in 0..4 {
+        for r in 0..3 {
+            let dir = out.join("runs").join(format!("sample-{s:05}-rep-{r}"));
+            let cfg = fs::read_to_string(dir.join("config.toml")).unwrap();
+            seeds.insert(
+                cfg.lines()
+                    .find(|l| l.starts_with("seed"))
+                    .unwrap()
+                    .to_string(),
+            );
+        }
+    }
+    assert_eq!(seeds.len(), 12);
+    let o = pb(&["merge", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 13, "one row per run");
+    // The rank correlations are over the 4 samples (their means), and say so.
+    let table = fs::read_to_string(out.join("sensitivity.csv")).unwrap();
+    let header: Vec<&str> = table.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for line in table.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[col("replicates")], "3", "{line}");
+        assert!(cells[col("n")].parse::<usize>().unwrap() <= 4, "{line}");
+    }
 }

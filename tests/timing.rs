@@ -98,11 +98,12 @@ fn breeding_cooldown_lasts_its_time_at_any_dt() {
         c.population.p_become_doctor = 0.0;
         let mut sim = Simulation::new(c, None);
         sim.step();
-        // Put the two parents 10 px apart and make them a couple.
+        // Put the two parents 10 px apart, make them a couple, and adults.
         {
             let world = sim.world_mut();
-            let mut q = world.query::<(&AgentId, &mut Position, &mut Breeding)>();
-            for (id, mut p, mut b) in q.iter_mut(world) {
+            let mut q = world.query::<(&AgentId, &mut Position, &mut Breeding, &mut Health)>();
+            for (id, mut p, mut b, mut h) in q.iter_mut(world) {
+                h.age = 1e6;
                 p.0 = Vec2::new(100.0 + 10.0 * id.0 as f32, 100.0);
                 b.sex = if id.0 == 0 { Sex::Female } else { Sex::Male };
                 b.ready_at = 0.0;

@@ -17,6 +17,8 @@ use pandemic_boids::sim::swarm::Swarm;
 use pandemic_boids::sim::transmission::{Outcome, Transmission, TransmissionLog};
 
 use common::{bin, run_for, scenarios};
+use pandemic_boids::run::Simulation;
+use pandemic_boids::sim::agent::{AgentId, Health};
 
 #[test]
 fn the_record_agrees_with_the_epidemic_counts() {
@@ -36,10 +38,7 @@ fn the_record_agrees_with_the_epidemic_counts() {
     let stats = sim.world().resource::<EpidemicStats>();
     let r = &log.records;
     let count = |f: &dyn Fn(&Transmission) -> bool| r.iter().filter(|t| f(t)).count() as u64;
-    assert_eq!(
-        count(&|t| t.cause == Cause::Initial),
-        stats.first_cohort.len() as u64
-    );
+    assert_eq!(count(&|t| t.cause == Cause::Initial), stats.first_cohort);
     assert_eq!(
         count(&|t| t.cause == Cause::Contact),
         stats.contact_infections
@@ -91,6 +90,42 @@ fn the_record_agrees_with_the_epidemic_counts() {
         r.iter().any(|t| t.generation >= 3),
         "no chain of 3 generations"
     );
+}
+
+#[test]
+fn the_record_agrees_with_every_boids_health_at_the_end_of_every_step() {
+    // What the app shows side by side — the inspector's Health and its Transmission section,
+    // and `I` (the infected boid that infected the most) — must agree within a step: a boid
+    // that recovers in a step is no longer "still infected" in the record after it.
+    let config = SimConfig::load(Some(&scenarios().join("sir.toml")), &[]).unwrap();
+    let mut sim = Simulation::new(SimConfig { seed: 3, ..config }, None);
+    let mut recoveries = 0;
+    for _ in 0..(25.0 / sim.config().dt) as usize {
+        sim.step();
+        let world = sim.world_mut();
+        let health: Vec<(u64, bool)> = world
+            .query::<(&AgentId, &Health)>()
+            .iter(world)
+            .map(|(id, h)| (id.0, h.disease.is_infected()))
+            .collect();
+        let log = sim.world().resource::<TransmissionLog>();
+        for &(id, infected) in &health {
+            assert_eq!(
+                log.open_of(id).is_some(),
+                infected,
+                "boid {id} at {:.3} s: Health says infected = {infected}",
+                sim.clock().time
+            );
+        }
+        if let Some(top) = log.next_spreader(None) {
+            assert!(
+                health.contains(&(top, true)),
+                "I would select boid {top}, not infected"
+            );
+        }
+        recoveries = log.ended.len();
+    }
+    assert!(recoveries > 20, "{recoveries} infections ended");
 }
 
 #[test]

@@ -32,12 +32,17 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Run one scenario headless, as fast as possible, and write metrics.csv, summary.json and
-    /// config.toml to --out.
+    /// Run one scenario headless, as fast as possible, and write config.toml, metrics.csv,
+    /// transmissions.csv, rt.csv, summary.json, sir.png and rt.png to --out (agents.csv with
+    /// --agents-every, interventions.csv when the scenario has interventions, a GIF with
+    /// --video).
     Run(RunArgs),
     /// Run every scenario × seed (in parallel), then write summary.csv, aggregate.csv and
     /// plots/ to --out. Re-running skips completed runs.
     Experiment(ExperimentArgs),
+    /// Paired counterfactual: every seed under a base and a variant scenario (in parallel,
+    /// resumable), then comparison.csv (paired differences with 95 % CIs) and plots/.
+    Compare(CompareArgs),
     /// Latin-hypercube sweep over config keys; --shard I/K runs one slice (cluster arrays).
     Sweep(SweepArgs),
     /// Join the shard summaries of a sweep into one summary.csv.
@@ -100,6 +105,30 @@ pub struct ExperimentArgs {
     pub batch: BatchArgs,
 }
 
+/// `compare`'s options.
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// The base scenario file.
+    #[arg(long, value_name = "FILE")]
+    pub base: PathBuf,
+    /// The variant scenario file (default: the base, changed by --variant-set).
+    #[arg(long, value_name = "FILE")]
+    pub variant: Option<PathBuf>,
+    /// Change a key for the variant only, e.g. --variant-set epidemic.p_infect_normal=0.3
+    /// (repeatable).
+    #[arg(long = "variant-set", value_name = "KEY=VALUE")]
+    pub variant_set: Vec<String>,
+    /// Seeds: each runs under both (pairs of runs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    pub seeds: u32,
+    /// Base seed from which every pair's seed is derived.
+    #[arg(long = "seed", value_name = "N", default_value_t = 1)]
+    pub base_seed: u64,
+    /// Jobs, duration, overrides (both scenarios), output.
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
 /// `sweep`'s options.
 #[derive(Args, Debug, Clone)]
 pub struct SweepArgs {
@@ -112,6 +141,10 @@ pub struct SweepArgs {
     /// Number of samples (Latin hypercube).
     #[arg(long, value_name = "N")]
     pub samples: usize,
+    /// Runs per sample, each with its own seed; the analysis uses each sample's mean, so
+    /// run-to-run noise does not blur the rank correlations.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub replicates: u16,
     /// Seed of the design and of the runs.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
@@ -217,8 +250,8 @@ fn parse_name<T: bevy::reflect::Typed + bevy::reflect::FromReflect>(
 /// Which scenario, and changes to it.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ScenarioArgs {
-    /// Scenario TOML file (default: assets/scenarios/default.toml for the window, the built-in
-    /// defaults for `run`).
+    /// Scenario TOML file, or a shipped scenario's name (`predators`, `matrix/B2_D2`) (default:
+    /// assets/scenarios/default.toml for the window, the built-in defaults for `run`).
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
     /// Seed of every random draw (overrides the scenario's).

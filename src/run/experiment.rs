@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::jobs::{Job, JobStatus, derive_seed, execute};
+use super::jobs::{Job, Runs, derive_seed, execute};
 use super::plots::{plot_experiment, plot_run};
 use super::results::{
     RunRecord, Series, is_complete, read_run, write_aggregate_csv, write_summary_csv,
@@ -65,14 +65,8 @@ pub struct ExperimentOptions {
 /// What an experiment did.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// Runs done now.
-    pub ran: usize,
-    /// Runs skipped (already complete).
-    pub skipped: usize,
-    /// Runs stopped early.
-    pub stopped: usize,
-    /// Failed runs: folder and reason.
-    pub failed: Vec<(PathBuf, String)>,
+    /// How its runs went.
+    pub runs: Runs,
     /// Files written besides the run folders.
     pub written: Vec<PathBuf>,
 }
@@ -118,17 +112,10 @@ pub fn run(opts: &ExperimentOptions) -> Result<Report> {
         )
     })?;
     let outcomes = execute(&jobs, opts.jobs, opts.progress, opts.stop.clone());
-    let mut report = Report::default();
-    for (job, outcome) in jobs.iter().zip(&outcomes) {
-        match outcome {
-            JobStatus::Ran => report.ran += 1,
-            JobStatus::Skipped => report.skipped += 1,
-            JobStatus::Stopped => report.stopped += 1,
-            JobStatus::Failed(e) => report.failed.push((job.dir.clone(), e.clone())),
-        }
-    }
-    report.written = write_tables_and_plots(&opts.out, &jobs, opts.measure_from)?;
-    Ok(report)
+    Ok(Report {
+        runs: Runs::of(&jobs, &outcomes),
+        written: write_tables_and_plots(&opts.out, &jobs, opts.measure_from)?,
+    })
 }
 
 /// Reads every complete run among `jobs` (in order); flocking measures over the samples from

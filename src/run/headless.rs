@@ -17,11 +17,13 @@ use super::output::{OutputError, RunFolder};
 use super::plots::{plot_rt, plot_run};
 use super::results::Series;
 use crate::sim::config::SimConfig;
-use crate::sim::epidemic::EpidemicStats;
+use crate::sim::epidemic::{EpidemicStats, swarms_at_risk};
+use crate::sim::interventions::{EventKind, InterventionLog};
 use crate::sim::metrics::{MetricsLog, SWARM_MEASURES, Sample, Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::{
-    BINS_PER_WINDOW, first_generation_r0, reproduction_series, serial_intervals, well_mixed_r0,
+    MAX_CV, ROWS_PER_WINDOW, first_generation_r0, interval_weights, reproduction_series,
+    serial_intervals, well_mixed_r0,
 };
 use crate::sim::stats::spread;
 use crate::sim::swarm::Swarm;
@@ -105,6 +107,7 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
         sim.step();
         folder.write_new_rows(sim.samples())?;
         folder.write_transmissions(sim.world().resource::<TransmissionLog>(), false)?;
+        folder.write_interventions(sim.world().resource::<InterventionLog>())?;
         if agents.take(start) {
             folder.write_agents(start, sim.world().resource::<Snapshot>())?;
         }
@@ -125,6 +128,7 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
     folder.write_rt(&reproduction_series(
         &log.records,
         opts.config.rt_window,
+        opts.config.dt,
         sim.clock().time,
     ))?;
     let end = sim.clock().time;
@@ -203,6 +207,14 @@ impl AgentSchedule {
     }
 }
 
+/// A simulated time as people write it: the step boundary it is (a whole number of `dt`), to
+/// nanoseconds — `60` rather than the clock's `60.000001200003936` (the clock counts whole
+/// nanoseconds per step).
+pub fn tidy_time(t: f64, dt: f64) -> f64 {
+    let on_step = if dt > 0.0 { (t / dt).round() * dt } else { t };
+    (on_step * 1e9).round() / 1e9
+}
+
 fn opt(v: Option<f64>) -> Value {
     v.map_or(Value::Null, |x| json!(x))
 }
@@ -240,29 +252,39 @@ pub fn summary(sim: &Simulation, completed: bool) -> Value {
     }
     let o = &last.overall;
     let stats = sim.world().resource::<EpidemicStats>();
-    let population = tally.spawned.iter().sum::<u64>() + tally.born.iter().sum::<u64>();
+    // Boids that ever lived, all of them and those of the swarms that could be infected.
+    let lived = |k: usize| tally.spawned[k] + tally.born[k];
+    let population: u64 = (0..3).map(lived).sum();
+    let risk = swarms_at_risk(config);
+    let at_risk: u64 = (0..3).filter(|&k| risk[k]).map(lived).sum();
+    let share = |n: u64| {
+        if n > 0 {
+            json!(stats.ever_infected as f64 / n as f64)
+        } else {
+            Value::Null
+        }
+    };
     let epidemic = json!({
         "peak_infected": {
             "count": stats.peak_infected,
             "fraction": stats.peak_fraction,
-            "time_s": stats.peak_time_s,
+            "time_s": tidy_time(stats.peak_time_s, config.dt),
         },
-        "attack_rate": if population > 0 { json!(stats.ever_infected as f64 / population as f64) } else { Value::Null },
+        "attack_rate": share(at_risk),
+        "attack_rate_all_boids": share(population),
+        "at_risk": at_risk,
         "ever_infected": stats.ever_infected,
-        "eradication_time_s": opt(stats.eradication_time_s),
+        "eradication_time_s": opt(stats.eradication_time_s.map(|t| tidy_time(t, config.dt))),
         "final": {
             "susceptible": o.susceptible,
             "infected": o.infected,
             "recovered": o.recovered,
             "dead": o.dead,
         },
-        "first_cohort": {
-            "size": stats.first_cohort.len(),
-            "secondary_infections": stats.cohort_infections,
-            "mean_secondary_infections": opt(stats.mean_secondary_infections()),
-        },
+        "first_cohort": stats.first_cohort,
         "contact_infections": stats.contact_infections,
         "spontaneous_infections": stats.spontaneous_infections,
+        "imported_infections": stats.imported_infections,
         "cures": stats.cures,
         "deaths": stats.deaths,
         "recoveries": stats.recoveries,
@@ -286,13 +308,39 @@ pub fn summary(sim: &Simulation, completed: bool) -> Value {
         "serial_interval_s": si,
         "generation_time_s": si,
         "rt_window_s": config.rt_window,
-        "rt_bin_s": config.rt_window / BINS_PER_WINDOW as f64,
+        "rt_row_every_s": config.rt_window / ROWS_PER_WINDOW as f64,
+        "rt_incidence_bin_s": config.dt,
+        "rt_max_cv": MAX_CV,
+        "serial_interval_mass_below_bin": interval_weights(&log.records, config.dt).1,
     });
+    let ilog = sim.world().resource::<InterventionLog>();
+    let interventions: Vec<Value> = config
+        .interventions
+        .iter()
+        .enumerate()
+        .map(|(i, iv)| {
+            let times = |kind: EventKind| -> Vec<f64> {
+                ilog.events
+                    .iter()
+                    .filter(|e| e.index == i && e.event == kind)
+                    .map(|e| tidy_time(e.time_s, config.dt))
+                    .collect()
+            };
+            let status = ilog.status.get(i).cloned().unwrap_or_default();
+            json!({
+                "name": iv.display_name(i),
+                "starts_s": times(EventKind::Start),
+                "ends_s": times(EventKind::End),
+                "state_at_end": status.phase,
+                "boids_affected": status.total_affected,
+            })
+        })
+        .collect();
     json!({
         "seed": config.seed,
         "dt_s": config.dt,
         "duration_s": config.duration,
-        "simulated_s": sim.clock().time,
+        "simulated_s": tidy_time(sim.clock().time, config.dt),
         "steps": sim.clock().step,
         "completed": completed,
         "samples": samples.len(),
@@ -309,6 +357,21 @@ pub fn summary(sim: &Simulation, completed: bool) -> Value {
         },
         "epidemic": epidemic,
         "transmission": transmission,
+        "interventions": interventions,
         "swarms": swarms,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy_time;
+
+    #[test]
+    fn times_are_written_as_the_step_boundaries_they_are() {
+        let dt = 1.0 / 60.0;
+        assert_eq!(tidy_time(60.000001200003936, dt), 60.0);
+        assert_eq!(tidy_time(25.050000500999897, dt), 25.05);
+        assert_eq!(tidy_time(0.0, dt), 0.0);
+        assert_eq!(tidy_time(2.5000000001, 0.5), 2.5);
+    }
 }

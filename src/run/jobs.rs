@@ -143,3 +143,48 @@ mod tests {
         assert_ne!(derive_seed(1, 0), derive_seed(2, 0));
     }
 }
+
+/// How a batch of jobs went, counted.
+#[derive(Debug, Default, Clone)]
+pub struct Runs {
+    /// Runs done now.
+    pub ran: usize,
+    /// Runs skipped (already complete).
+    pub skipped: usize,
+    /// Runs stopped early.
+    pub stopped: usize,
+    /// Failed runs: folder and reason.
+    pub failed: Vec<(PathBuf, String)>,
+}
+
+impl Runs {
+    /// Counts each job's status.
+    pub fn of(jobs: &[Job], statuses: &[JobStatus]) -> Self {
+        let mut runs = Runs::default();
+        for (job, status) in jobs.iter().zip(statuses) {
+            match status {
+                JobStatus::Ran => runs.ran += 1,
+                JobStatus::Skipped => runs.skipped += 1,
+                JobStatus::Stopped => runs.stopped += 1,
+                JobStatus::Failed(e) => runs.failed.push((job.dir.clone(), e.clone())),
+            }
+        }
+        runs
+    }
+
+    /// The line a command prints when it is done, and one line per failed run.
+    pub fn summary(&self, out: &std::path::Path) -> String {
+        let mut text = format!(
+            "{} runs done, {} skipped (already complete), {} stopped, {} failed; wrote {}",
+            self.ran,
+            self.skipped,
+            self.stopped,
+            self.failed.len(),
+            out.display()
+        );
+        for (dir, why) in &self.failed {
+            text.push_str(&format!("\nfailed: {}: {why}", dir.display()));
+        }
+        text
+    }
+}

@@ -7,6 +7,8 @@ pub mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod compare;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod experiment;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod headless;

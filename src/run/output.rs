@@ -3,13 +3,15 @@
 //! rows), `agents.csv` when `agents_every` is set (every boid at each agent sample, streamed the
 //! same way), `transmissions.csv` (each infection once it has ended, streamed; those still going on
 //! at the end last), `rt.csv` (the reproduction numbers, at the end) and `summary.json` (written at
-//! the end, also after Ctrl-C).
+//! the end, also after Ctrl-C), and `interventions.csv` when the scenario has interventions
+//! (every start and end, streamed).
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::sim::config::SimConfig;
+use crate::sim::interventions::InterventionLog;
 use crate::sim::metrics::Sample;
 use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::RtRow;
@@ -24,7 +26,10 @@ infector_infection,infectee,infectee_swarm,x,y,generation,cause,ended_s,outcome,
 
 /// Header of `rt.csv`: one row per incidence bin.
 pub const RT_HEADER: &str = "time_s,window_from_s,infections,contact_infections,\
-rt_mean,rt_lo95,rt_hi95,rc,window_infections";
+rt_mean,rt_lo95,rt_hi95,rt_cv,rc,window_infections";
+
+/// Header of `interventions.csv`: one row per start or end of an intervention.
+pub const INTERVENTIONS_HEADER: &str = "time_s,intervention,name,event,affected";
 
 /// An output problem, as one line naming the path and the fix.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +73,10 @@ pub struct RunFolder {
     transmissions: BufWriter<File>,
     /// Entries of [`TransmissionLog::ended`] written so far.
     ended_written: usize,
+    /// `interventions.csv`, when the run has interventions.
+    interventions: Option<BufWriter<File>>,
+    /// Events of the intervention log written so far.
+    events_written: usize,
 }
 
 /// Creates a CSV file with its header line, flushed.
@@ -141,10 +150,11 @@ pub fn transmission_row(out: &mut String, r: usize, t: &Transmission) {
 pub fn rt_row(out: &mut String, row: &RtRow) {
     use std::fmt::Write as _;
     let f = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.6}"));
-    let rt = |k: usize| f(row.rt.map(|r| r[k]));
+    // R_t only where the data dominate the prior; its coefficient of variation always.
+    let rt = |k: usize| f(row.reported().map(|r| r[k]));
     let _ = writeln!(
         out,
-        "{:.4},{:.4},{},{},{},{},{},{},{}",
+        "{:.4},{:.4},{},{},{},{},{},{},{},{}",
         row.time_s,
         row.from_s,
         row.infections,
@@ -152,6 +162,7 @@ pub fn rt_row(out: &mut String, row: &RtRow) {
         rt(0),
         rt(1),
         rt(2),
+        f(row.rt_cv),
         f(row.rc),
         row.window_infections
     );
@@ -181,6 +192,14 @@ impl RunFolder {
             .then(|| csv_file(&dir.join("agents.csv"), AGENTS_HEADER))
             .transpose()?;
         let transmissions = csv_file(&dir.join("transmissions.csv"), TRANSMISSIONS_HEADER)?;
+        let events = dir.join("interventions.csv");
+        let interventions = if config.interventions.is_empty() {
+            // A file from an earlier run in this folder would be read as this run's.
+            let _ = fs::remove_file(&events);
+            None
+        } else {
+            Some(csv_file(&events, INTERVENTIONS_HEADER)?)
+        };
         Ok(Self {
             dir: dir.to_path_buf(),
             metrics,
@@ -188,6 +207,8 @@ impl RunFolder {
             agents,
             transmissions,
             ended_written: 0,
+            interventions,
+            events_written: 0,
         })
     }
 
@@ -202,6 +223,36 @@ impl RunFolder {
         for slot in 0..snapshot.len() {
             agent_row(&mut text, time_s, snapshot, slot);
         }
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| file_error(&path, e))
+    }
+
+    /// Appends the interventions' starts and ends since the last call to `interventions.csv`
+    /// and flushes. Does nothing when the run has no interventions.
+    pub fn write_interventions(&mut self, log: &InterventionLog) -> Result<(), OutputError> {
+        let Some(out) = &mut self.interventions else {
+            return Ok(());
+        };
+        if log.events.len() <= self.events_written {
+            return Ok(());
+        }
+        let path = self.dir.join("interventions.csv");
+        let mut text = String::new();
+        for e in &log.events[self.events_written..] {
+            use std::fmt::Write as _;
+            // Names are the user's: keep the CSV one field each.
+            let name = e.name.replace([',', '\n', '"'], " ");
+            let _ = writeln!(
+                text,
+                "{:.4},{},{name},{},{}",
+                e.time_s,
+                e.index,
+                e.event.key(),
+                e.affected
+            );
+        }
+        self.events_written = log.events.len();
         out.write_all(text.as_bytes())
             .and_then(|()| out.flush())
             .map_err(|e| file_error(&path, e))

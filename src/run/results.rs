@@ -201,8 +201,25 @@ pub fn write_summary_csv(
     std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// The values a measure can take: every measure is ≥ 0; shares and order parameters are ≤ 1.
+pub fn measure_range(name: &str) -> (f64, f64) {
+    let share = [
+        "fraction",
+        "frac",
+        "attack_rate",
+        "polarisation",
+        "milling",
+        "elongation",
+    ];
+    if share.iter().any(|s| name.contains(s)) {
+        (0.0, 1.0)
+    } else {
+        (0.0, f64::INFINITY)
+    }
+}
+
 /// Writes `aggregate.csv`: per scenario, the number of runs and, for each measure, how many
-/// runs define it and the mean, sd and 95 % CI over those.
+/// runs define it and the mean, sd and 95 % CI over those (within the measure's range).
 pub fn write_aggregate_csv(path: &Path, records: &[RunRecord]) -> Result<()> {
     let mut by_scenario: BTreeMap<&str, Vec<&RunRecord>> = BTreeMap::new();
     for r in records {
@@ -215,9 +232,16 @@ pub fn write_aggregate_csv(path: &Path, records: &[RunRecord]) -> Result<()> {
     out.push('\n');
     for (scenario, runs) in by_scenario {
         let _ = write!(out, "{scenario},{}", runs.len());
-        for k in 0..measures().len() {
+        for (k, name) in measures().iter().enumerate() {
             match estimate(runs.iter().filter_map(|r| r.values[k])) {
                 Some(e) => {
+                    // The interval within what the measure can be (few runs give wide ones).
+                    let (lo, hi) = measure_range(name);
+                    let e = crate::sim::stats::Estimate {
+                        ci_low: e.ci_low.max(lo),
+                        ci_high: e.ci_high.min(hi),
+                        ..e
+                    };
                     let f = |x: f64| {
                         if x.is_finite() {
                             format!("{x}")
@@ -243,13 +267,59 @@ pub fn write_aggregate_csv(path: &Path, records: &[RunRecord]) -> Result<()> {
     std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// A run's time series, read from its `metrics.csv`.
+/// A run's time series, read from its `metrics.csv` (or `rt.csv`), with the run's intervention
+/// spans from the `interventions.csv` beside it.
 #[derive(Clone, Debug, Default)]
 pub struct Series {
     /// Column names.
     pub header: Vec<String>,
     /// Rows of values (None for empty cells).
     pub rows: Vec<Vec<Option<f64>>>,
+    /// Every activation of an intervention in the run.
+    pub spans: Vec<Span>,
+}
+
+/// One activation of an intervention: from its start to its end (the run's end when it was
+/// still active).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    /// The intervention's name.
+    pub name: String,
+    /// Start, s.
+    pub from: f64,
+    /// End, s.
+    pub to: f64,
+}
+
+/// The spans of an `interventions.csv` (none when there is no such file); an activation still
+/// open at the end lasts to `end`.
+pub fn read_spans(path: &Path, end: f64) -> Vec<Span> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let events: Vec<crate::sim::interventions::InterventionEvent> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            let kind = match *c.get(3)? {
+                "start" => crate::sim::interventions::EventKind::Start,
+                "end" => crate::sim::interventions::EventKind::End,
+                _ => return None,
+            };
+            Some(crate::sim::interventions::InterventionEvent {
+                time_s: c.first()?.parse().ok()?,
+                index: c.get(1)?.parse().ok()?,
+                name: c.get(2)?.to_string(),
+                event: kind,
+                affected: c.get(4)?.parse().ok()?,
+            })
+        })
+        .collect();
+    crate::sim::interventions::spans(&events, end)
+        .into_iter()
+        .map(|(name, from, to)| Span { name, from, to })
+        .collect()
 }
 
 impl Series {
@@ -264,11 +334,20 @@ impl Series {
             .split(',')
             .map(String::from)
             .collect();
-        let rows = lines
+        let rows: Vec<Vec<Option<f64>>> = lines
             .filter(|l| !l.trim().is_empty())
             .map(|l| l.split(',').map(|c| c.parse::<f64>().ok()).collect())
             .collect();
-        Ok(Self { header, rows })
+        let end = rows
+            .iter()
+            .filter_map(|r| r.first().copied().flatten())
+            .fold(0.0, f64::max);
+        let spans = read_spans(&path.with_file_name("interventions.csv"), end);
+        Ok(Self {
+            header,
+            rows,
+            spans,
+        })
     }
 
     /// One column as (time, value) pairs where both are defined.

@@ -102,14 +102,15 @@ pub fn table(params: &[(String, Vec<f64>)], records: &[RunRecord]) -> Table {
         .collect()
 }
 
-/// Writes the table as `sensitivity.csv`: output, parameter, n, prcc, p_value, spearman.
-pub fn write_csv(path: &Path, t: &Table) -> Result<()> {
-    let mut text = String::from("output,parameter,n,prcc,p_value,spearman\n");
+/// Writes the table as `sensitivity.csv`: output, parameter, n (samples), replicates (runs
+/// averaged per sample), prcc, p_value, spearman.
+pub fn write_csv(path: &Path, t: &Table, replicates: usize) -> Result<()> {
+    let mut text = String::from("output,parameter,n,replicates,prcc,p_value,spearman\n");
     let cell = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.6}"));
     for (output, rows) in t {
         for (param, c, spearman) in rows {
             text.push_str(&format!(
-                "{output},{param},{},{},{},{}\n",
+                "{output},{param},{},{replicates},{},{},{}\n",
                 c.map_or(0, |c| c.n),
                 cell(c.map(|c| c.r)),
                 c.and_then(|c| c.p)

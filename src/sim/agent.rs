@@ -96,6 +96,15 @@ impl Disease {
     }
 }
 
+/// A boid detected by test-and-isolate (docs/model.md §11): it stays where it is, infects no
+/// one and attracts no one until its infection ends.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component)]
+pub struct Isolated {
+    /// When it was detected, s.
+    pub since: f64,
+}
+
 /// Disease state plus age.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
 #[reflect(Component)]

@@ -1,7 +1,8 @@
 //! Doctor movement strategies (docs/model.md §5.3): `passive`, `seek_nearest` (the nearest infected
 //! boid other than itself within `seek_radius`) and `seek_centroid` (the torus centroid of every
 //! infected boid), steering with a clamped Reynolds seek scaled by `seek_weight`. Curing itself is
-//! part of the epidemic. `seek_infected` runs in `SimSystems::Steer` and owns `Steering::seek`.
+//! part of the epidemic. Isolated boids (docs/model.md §11) are not sought. `seek_infected` runs in
+//! `SimSystems::Steer` and owns `Steering::seek`.
 
 use bevy::prelude::*;
 
@@ -34,7 +35,7 @@ pub fn nearest_infected(
     loop {
         let mut best: Option<(f32, usize, Vec2)> = None;
         index.for_each_within(snapshot.pos[i], r, |j, offset| {
-            if j == i || !snapshot.disease[j].is_infected() {
+            if j == i || !snapshot.is_contagious(j) {
                 return;
             }
             let d2 = offset.length_squared();
@@ -54,7 +55,7 @@ pub fn nearest_infected(
 pub fn infected_centroid(snapshot: &Snapshot) -> Option<Vec2> {
     snapshot.space().centroid(
         (0..snapshot.len())
-            .filter(|&i| snapshot.disease[i].is_infected())
+            .filter(|&i| snapshot.is_contagious(i))
             .map(|i| snapshot.pos[i]),
     )
 }
@@ -84,7 +85,7 @@ fn index_infected(
         let s = &*neighbours.snapshot;
         infected
             .0
-            .rebuild(s, FIRST_SEEK_RING, |i| s.disease[i].is_infected());
+            .rebuild(s, FIRST_SEEK_RING, |i| s.is_contagious(i));
     }
 }
 

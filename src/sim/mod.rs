@@ -7,7 +7,9 @@ pub mod clock;
 pub mod config;
 pub mod doctors;
 pub mod epidemic;
+pub mod extensions;
 pub mod flocking;
+pub mod interventions;
 pub mod math;
 pub mod metrics;
 pub mod movement;
@@ -41,6 +43,7 @@ impl Plugin for SimPlugin {
             .insert_resource(Time::<Fixed>::from_seconds(self.config.dt));
         schedule::order_simulation(app);
         app.add_plugins(plugin);
+        extensions::apply(app);
     }
 }
 
@@ -58,5 +61,6 @@ fn plugin(app: &mut App) {
         population::plugin,
         predators::plugin,
         transmission::plugin,
+        interventions::plugin,
     ));
 }

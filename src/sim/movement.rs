@@ -4,7 +4,7 @@
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{Boid, Position, Steering, Velocity};
+use crate::sim::agent::{Boid, Isolated, Position, Steering, Velocity};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, truncate};
 use crate::sim::schedule::IntegrateSystems;
@@ -54,7 +54,10 @@ pub(super) fn plugin(app: &mut App) {
 fn move_boids(
     config: Res<SimConfig>,
     time: Res<Time>,
-    mut boids: Query<(&mut Position, &mut Velocity, &Swarm, &Steering), With<Boid>>,
+    mut boids: Query<
+        (&mut Position, &mut Velocity, &Swarm, &Steering),
+        (With<Boid>, Without<Isolated>),
+    >,
 ) {
     let dt = time.delta_secs();
     let space = config.space();
@@ -230,6 +233,42 @@ mod tests {
                 t += dt;
             }
             assert!((t - 1.0).abs() <= 0.05, "dt = {dt}: stopping took {t} s");
+        }
+    }
+
+    /// At the defaults (v_min = 54 px/s) a boid cannot slow through zero: its speed stops
+    /// falling at v_min after (v_max − v_min)/F_max = 0.7 s and it turns instead, on a circle
+    /// of radius about v_min²/F_max = 16 px. Steered by alignment toward a heading 179° away,
+    /// it points within 5° of it after 3.6–3.7 s at any step; toward a heading exactly
+    /// opposite it is held in an unstable balance (the steer has no sideways part) and does not
+    /// turn within 5 s.
+    #[test]
+    fn at_the_defaults_a_boid_turns_round_instead_of_reversing() {
+        let p = SwarmParams::with_count(1);
+        let space = Space::torus(1920.0, 1080.0);
+        let band = SpeedBand {
+            min: p.min_speed,
+            max: p.max_speed,
+        };
+        let turn = |target_deg: f32, dt: f32| -> Option<f32> {
+            let target = crate::sim::math::from_angle(target_deg.to_radians());
+            let (mut pos, mut v) = (Vec2::new(500.0, 500.0), Vec2::new(p.max_speed, 0.0));
+            let mut t = 0.0f32;
+            while t < 5.0 {
+                let f = p.alignment_weight * steer(target, v, p.max_speed, p.max_force);
+                (pos, v) = integrate(pos, v, f, dt, band, &space);
+                t += dt;
+                assert!(v.length() >= p.min_speed - 1e-3, "never below v_min");
+                if v.angle_to(target).abs() < 5f32.to_radians() {
+                    return Some(t);
+                }
+            }
+            None
+        };
+        for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 120.0] {
+            let t = turn(179.0, dt).expect("turns");
+            assert!((3.5..=3.8).contains(&t), "dt = {dt}: turned in {t} s");
+            assert_eq!(turn(180.0, dt), None, "dt = {dt}");
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::sim::config::{PopulationConfig, SimConfig};
 use crate::sim::epidemic::{Cause, Infected, step_probability};
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::predators::Caught;
 use crate::sim::rng::{Purpose, draw_rng, draw_unit};
 use crate::sim::schedule::PopulationSystems;
 use crate::sim::swarm::Swarm;
@@ -75,8 +76,9 @@ pub struct BreedingStep<'a, I: NeighbourIndex> {
     pub snapshot: &'a Snapshot,
     /// Neighbour index over it.
     pub index: &'a I,
-    /// Sex and cooldown of each slot.
-    pub breeding: &'a [Breeding],
+    /// Sex, cooldown and age (at the step's end, s) of each slot; `None` for a boid that may
+    /// not breed this step because it died or was caught in it.
+    pub breeding: &'a [Option<(Breeding, f64)>],
     /// The whole config (population, epidemic and swarm speeds).
     pub config: &'a SimConfig,
     /// Step number.
@@ -88,12 +90,23 @@ pub struct BreedingStep<'a, I: NeighbourIndex> {
 }
 
 impl<I: NeighbourIndex> BreedingStep<'_, I> {
-    /// Whether slot `i` may breed in this step: its cooldown (or childhood) ends by the step's
-    /// end, with the half-step tolerance of every timed event (docs/model.md §5.2).
+    /// Whether slot `i` may breed in this step: it is alive and not caught, an adult
+    /// (`t_adult` old) and its cooldown ends by the step's end, with the half-step tolerance of
+    /// every timed event (docs/model.md §5.2).
     fn ready(&self, i: usize) -> bool {
-        is_due(self.breeding[i].ready_at, self.now + self.dt, self.dt)
+        self.breeding[i].is_some_and(|(b, age)| {
+            is_due(b.ready_at, self.now + self.dt, self.dt)
+                && is_due(self.config.population.t_adult, age, self.dt)
+        })
     }
 
+    /// The sex of slot `i` (only asked of slots that are [`ready`](Self::ready)).
+    fn sex(&self, i: usize) -> Sex {
+        self.breeding[i].map_or(Sex::Female, |(b, _)| b.sex)
+    }
+
+    /// The per-second breeding chance of a pair of `swarm`: lower when either parent is
+    /// infected — a property of the pair, not of which parent started it.
     fn p_offspring(&self, swarm: Swarm, infected: bool) -> f64 {
         let pop = &self.config.population;
         let p = match swarm {
@@ -113,7 +126,9 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
         let cfg = self.config;
         let pop: &PopulationConfig = &cfg.population;
         let space = s.space();
-        let mut room = (pop.max_population as usize).saturating_sub(s.len());
+        // Alive now: the step's deaths and catches are gone.
+        let alive = self.breeding.iter().filter(|b| b.is_some()).count();
+        let mut room = (pop.max_population as usize).saturating_sub(alive);
         let mut bred = vec![false; s.len()];
         let mut newborns = Vec::new();
         let mut parents = Vec::new();
@@ -126,17 +141,18 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
             }
             let swarm = s.swarm[i];
             let sick_i = s.disease[i].is_infected();
-            let p_step = step_probability(self.p_offspring(swarm, sick_i), self.dt);
-            if p_step <= 0.0 {
+            if self.p_offspring(swarm, false) <= 0.0 {
                 continue;
             }
+            // Partners within the swarm's contact radius (not reduced by infection: that is a
+            // debuff of disease contact).
             let mut partners: Vec<(usize, Vec2)> = Vec::new();
             self.index
                 .for_each_within(s.pos[i], cfg.epidemic.r_interact(swarm), |j, off| {
                     if j > i
                         && !bred[j]
                         && s.swarm[j] == swarm
-                        && self.breeding[j].sex != self.breeding[i].sex
+                        && self.sex(j) != self.sex(i)
                         && self.ready(j)
                     {
                         partners.push((j, off));
@@ -144,6 +160,8 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                 });
             partners.sort_unstable_by_key(|p| p.0);
             for (j, offset) in partners {
+                let sick = sick_i || s.disease[j].is_infected();
+                let p_step = step_probability(self.p_offspring(swarm, sick), self.dt);
                 if draw_unit(cfg.seed, self.step, s.id[i], s.id[j], Purpose::OFFSPRING) >= p_step {
                     continue;
                 }
@@ -211,7 +229,8 @@ fn breed(
     clock: Res<SimClock>,
     time: Res<Time>,
     neighbours: Neighbours,
-    mut parents: Query<&mut Breeding>,
+    mut parents: Query<(&mut Breeding, &Health)>,
+    mut caught: EventReader<Caught>,
     mut ids: ResMut<IdCounter>,
     mut tally: ResMut<Tally>,
     mut born: EventWriter<Born>,
@@ -219,10 +238,17 @@ fn breed(
     mut commands: Commands,
 ) {
     let s = &*neighbours.snapshot;
-    let breeding: Vec<Breeding> = s
+    // Boids caught this step do not breed in it (the removed ones are gone already; the
+    // respawned ones are elsewhere); nor do those that died of the disease (gone too).
+    let caught: Vec<u64> = caught.read().map(|c| c.prey).collect();
+    let breeding: Vec<Option<(Breeding, f64)>> = s
         .entity
         .iter()
-        .map(|e| parents.get(*e).copied().unwrap_or_default())
+        .zip(&s.id)
+        .map(|(e, id)| {
+            let (b, h) = parents.get(*e).ok()?;
+            (!caught.contains(id)).then_some((*b, h.age))
+        })
         .collect();
     let dt = time.delta_secs_f64();
     let end = clock.time + dt;
@@ -238,7 +264,7 @@ fn breed(
     }
     .decide();
     for i in bred {
-        if let Ok(mut b) = parents.get_mut(s.entity[i]) {
+        if let Ok((mut b, _)) = parents.get_mut(s.entity[i]) {
             b.ready_at = end + config.population.cooldown;
         }
     }
@@ -255,10 +281,10 @@ fn breed(
             n.position,
             n.velocity,
             Health { disease, age: 0.0 },
-            // Newborns breed once adult.
+            // Newborns breed once adult (`t_adult` old), like every boid.
             Breeding {
                 sex: n.sex,
-                ready_at: end + config.population.t_adult,
+                ready_at: end,
             },
         ));
         tally.born[n.swarm.index()] += 1;
@@ -334,7 +360,10 @@ mod tests {
         assert_eq!(litter_size(-3.0, 0.0, &mut rng), 0);
     }
 
-    fn setup(sexes: &[(Vec2, Sex, bool)]) -> (AllBackends, Vec<Breeding>) {
+    /// An adult's age, s.
+    const ADULT: f64 = 100.0;
+
+    fn setup(sexes: &[(Vec2, Sex, bool)]) -> (AllBackends, Vec<Option<(Breeding, f64)>>) {
         let rows = sexes
             .iter()
             .enumerate()
@@ -357,7 +386,7 @@ mod tests {
         );
         let breeding = sexes
             .iter()
-            .map(|&(_, sex, _)| Breeding { sex, ready_at: 0.0 })
+            .map(|&(_, sex, _)| Some((Breeding { sex, ready_at: 0.0 }, ADULT)))
             .collect();
         (b, breeding)
     }
@@ -422,7 +451,7 @@ mod tests {
         let (kids, _) = step.decide();
         assert_eq!(kids.len(), 1, "cap of 3 leaves room for one");
         assert!(kids[0].infected, "both parents infected, p_infect = 1");
-        breeding[0].ready_at = 5.0;
+        breeding[0] = breeding[0].map(|(b, age)| (Breeding { ready_at: 5.0, ..b }, age));
         let step = BreedingStep {
             snapshot: &b.snapshot,
             index: &idx,
@@ -436,5 +465,69 @@ mod tests {
             step.decide().0.is_empty(),
             "a parent in cooldown does not breed"
         );
+    }
+
+    /// The newborns of one step over `breeding` with config `c`.
+    fn kids(b: &AllBackends, breeding: &[Option<(Breeding, f64)>], c: &SimConfig) -> usize {
+        let idx = b.get(IndexKind::Kdtree);
+        BreedingStep {
+            snapshot: &b.snapshot,
+            index: &idx,
+            breeding,
+            config: c,
+            step: 0,
+            now: 0.0,
+            dt: 0.1,
+        }
+        .decide()
+        .0
+        .len()
+    }
+
+    #[test]
+    fn only_the_living_breed_and_only_they_count_against_the_cap() {
+        let (b, mut breeding) = setup(&[
+            (Vec2::new(100.0, 100.0), Sex::Female, false),
+            (Vec2::new(110.0, 100.0), Sex::Male, false),
+            (Vec2::new(500.0, 500.0), Sex::Male, false),
+        ]);
+        let c = config(1.0, 4);
+        assert_eq!(kids(&b, &breeding, &c), 1, "3 alive, cap 4: room for one");
+        // Boid 2 died this step: it is gone, so there is room for two.
+        breeding[2] = None;
+        assert_eq!(kids(&b, &breeding, &c), 2);
+        // Boid 1 died (or was caught) this step: it does not breed, and nobody is "the
+        // mother" in its place.
+        breeding[1] = None;
+        assert_eq!(kids(&b, &breeding, &c), 0);
+    }
+
+    #[test]
+    fn an_infected_parent_lowers_the_pairs_chance_whichever_started_it() {
+        // infected_offspring_factor 0: a pair with an infected parent never breeds, whether
+        // the infected one has the lower id (the initiator) or the higher.
+        let mut c = config(1.0, 1000);
+        c.population.infected_offspring_factor = 0.0;
+        for sick in [[true, false], [false, true]] {
+            let (b, breeding) = setup(&[
+                (Vec2::new(100.0, 100.0), Sex::Female, sick[0]),
+                (Vec2::new(110.0, 100.0), Sex::Male, sick[1]),
+            ]);
+            assert_eq!(kids(&b, &breeding, &c), 0, "infected {sick:?}");
+        }
+    }
+
+    #[test]
+    fn boids_breed_from_age_t_adult_whether_born_or_spawned() {
+        let (b, mut breeding) = setup(&[
+            (Vec2::new(100.0, 100.0), Sex::Female, false),
+            (Vec2::new(110.0, 100.0), Sex::Male, false),
+        ]);
+        let c = config(1.0, 1000);
+        // The initial population starts at age 0: no births before t_adult (8.33 s).
+        breeding[1] = breeding[1].map(|(b, _)| (b, 0.1));
+        assert_eq!(kids(&b, &breeding, &c), 0);
+        breeding[1] = breeding[1].map(|(b, _)| (b, c.population.t_adult));
+        assert_eq!(kids(&b, &breeding, &c), 2);
     }
 }

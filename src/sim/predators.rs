@@ -23,6 +23,7 @@ use crate::sim::neighbours::{NeighbourIndex, Neighbours, Row, Snapshot};
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
 use crate::sim::schedule::{IntegrateSystems, PopulationSystems, SimSystems};
 use crate::sim::space::Space;
+use crate::sim::swarm::Swarm;
 
 /// Flee acceleration at full urgency, px/s²: 10 px/frame² at the reference 60 frames/s.
 pub const FLEE_ACCELERATION: f32 = 36_000.0;
@@ -303,15 +304,30 @@ fn move_predators(
     }
 }
 
-/// Each predator, in id order, catches the nearest boid within `catch_radius` (positions at the
-/// start of the step); a boid is caught once.
+/// The smallest distance over a step between two points moving in straight lines: `d0` is
+/// their offset at the start, `delta` how the offset changes over the step.
+pub fn closest_approach(d0: Vec2, delta: Vec2) -> f32 {
+    let dd = delta.length_squared();
+    let t = if dd > 0.0 {
+        (-d0.dot(delta) / dd).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (d0 + t * delta).length()
+}
+
+/// Each predator, in id order, catches the boid that came closest to it during the step,
+/// if that was within `catch_radius` — both moving in straight lines from their positions at
+/// the start of the step to those after it (a swept test: closing at 450 px/s, a predator
+/// moves 15 px per step at 30 steps/s, more than a 10 px catch radius, so testing positions
+/// only would miss catches at coarse steps). A boid is caught once.
 fn catch_prey(
     config: Res<SimConfig>,
     clock: Res<SimClock>,
     time: Res<Time>,
     neighbours: Neighbours,
     predators: Res<PredatorIndex>,
-    mut hunters: Query<&mut Predator>,
+    mut hunters: Query<(&mut Predator, &Position), Without<Boid>>,
     mut boids: Query<(&mut Position, &mut Velocity), With<Boid>>,
     mut tally: ResMut<Tally>,
     mut caught_events: EventWriter<Caught>,
@@ -321,19 +337,34 @@ fn catch_prey(
     let index = neighbours.index();
     let p = &config.predators;
     let space = config.space();
+    let dt = time.delta_secs();
+    // How far apart a predator and a boid can start and still meet within the step.
+    let fastest = Swarm::ALL
+        .iter()
+        .map(|&s| config.swarms.get(s).max_speed)
+        .fold(0.0, f32::max);
+    let reach = p.catch_radius + (p.speed + fastest) * dt * 1.01;
     let mut taken: Vec<usize> = Vec::new();
     for k in 0..predators.snapshot.len() {
+        let start = predators.snapshot.pos[k];
+        let Ok((_, end)) = hunters.get(predators.snapshot.entity[k]) else {
+            continue;
+        };
+        let moved = space.displacement(start, end.0);
         let mut best: Option<(f32, usize)> = None;
-        index.for_each_within(predators.snapshot.pos[k], p.catch_radius, |j, off| {
-            let d2 = off.length_squared();
+        index.for_each_within(start, reach, |j, d0| {
             // A boid that died of the disease earlier in this step is gone (its despawn was
             // applied after the Epidemic phase): it cannot also be caught.
-            let alive = boids.contains(boid_snapshot.entity[j]);
-            if alive
+            let Ok((at, _)) = boids.get(boid_snapshot.entity[j]) else {
+                return;
+            };
+            let delta = space.displacement(boid_snapshot.pos[j], at.0) - moved;
+            let d = closest_approach(d0, delta);
+            if d < p.catch_radius
                 && !taken.contains(&j)
-                && best.is_none_or(|(b, bj)| d2 < b || (d2 == b && j < bj))
+                && best.is_none_or(|(b, bj)| d < b || (d == b && j < bj))
             {
-                best = Some((d2, j));
+                best = Some((d, j));
             }
         });
         let Some((_, j)) = best else { continue };
@@ -341,7 +372,7 @@ fn catch_prey(
         let swarm = boid_snapshot.swarm[j];
         tally.caught[swarm.index()] += 1;
         let predator_id = predators.snapshot.id[k];
-        if let Ok(mut hunter) = hunters.get_mut(predators.snapshot.entity[k]) {
+        if let Ok((mut hunter, _)) = hunters.get_mut(predators.snapshot.entity[k]) {
             hunter.caught += 1;
         }
         let entity = boid_snapshot.entity[j];

@@ -42,6 +42,12 @@ impl Purpose {
     pub const LITTER: Purpose = Purpose(8);
     /// Where a caught boid reappears.
     pub const RESPAWN: Purpose = Purpose(9);
+    /// Which boids an intervention's vaccination round or importation picks.
+    pub const CHOOSE: Purpose = Purpose(10);
+    /// An intervention's vaccination roll per second.
+    pub const VACCINATE: Purpose = Purpose(11);
+    /// An intervention's detection roll (test and isolate).
+    pub const DETECT: Purpose = Purpose(12);
 }
 
 /// SplitMix64 finaliser: a strong 64-bit mixer.

@@ -2,22 +2,23 @@
 //! simulation step runs in `FixedUpdate` through the phases of [`SimSystems`], in this order:
 //!
 //! 1. [`SimSystems::Spawn`] — start a run when one is requested (despawn, reseed, spawn).
-//! 2. [`SimSystems::Index`] — copy the ECS into the step's snapshot; rebuild the neighbour
+//! 2. [`SimSystems::Intervene`] — interventions start, act and end at the step boundary.
+//! 3. [`SimSystems::Index`] — copy the ECS into the step's snapshot; rebuild the neighbour
 //!    index from it.
-//! 3. [`SimSystems::Sample`] — sample metrics and the epidemic's peak of the state at the
+//! 4. [`SimSystems::Sample`] — sample metrics and the epidemic's peak of the state at the
 //!    start of the step, when a sample is due.
-//! 4. [`SimSystems::Sense`] — perception steering depends on (predator fear).
-//! 5. [`SimSystems::Steer`] — steering accelerations into `Steering`, in the order of
+//! 5. [`SimSystems::Sense`] — perception steering depends on (predator fear).
+//! 6. [`SimSystems::Steer`] — steering accelerations into `Steering`, in the order of
 //!    [`SteerSystems`]: flocking, doctors' seek, Antivax repulsion.
-//! 6. [`SimSystems::Integrate`] — boids move, then predators ([`IntegrateSystems`]).
-//! 7. [`SimSystems::Epidemic`] — infection, cure, death, recovery and waning immunity,
+//! 7. [`SimSystems::Integrate`] — boids move, then predators ([`IntegrateSystems`]).
+//! 8. [`SimSystems::Epidemic`] — infection, cure, death, recovery and waning immunity,
 //!    decided on the state at the start of the step.
-//! 8. [`SimSystems::Population`] — aging, births and promotion, then predator catches
-//!    ([`PopulationSystems`]).
-//! 9. [`SimSystems::Log`] — the step's events into the run's logs (who infected whom).
-//! 10. [`SimSystems::Advance`] — the clock moves on by dt.
+//! 9. [`SimSystems::Population`] — predator catches, then aging, births and promotion
+//!    ([`PopulationSystems`]: a boid caught in a step does not breed in it).
+//! 10. [`SimSystems::Log`] — the step's events into the run's logs (who infected whom).
+//! 11. [`SimSystems::Advance`] — the clock moves on by dt.
 //!
-//! Phases 4–10 run only when the step moves the world (not on a run's final observation, see
+//! Phases 2 and 5–11 run only when the step moves the world (not on a run's final observation, see
 //! `StepMode`). The view's frame runs in `Update` through [`ViewSystems`]. New phases are added
 //! here and nowhere else; a system joins one with `.in_set(SimSystems::…)`. No systems live
 //! here.
@@ -45,24 +46,26 @@ pub fn stepping(mode: Res<StepMode>) -> bool {
 pub enum SimSystems {
     /// 1. Start a run when one is requested: despawn, reseed, spawn the initial population.
     Spawn,
-    /// 2. Copy the ECS into the step's snapshot and rebuild the neighbour index from it.
+    /// 2. Interventions start, act and end (docs/model.md §11), before the step's snapshot.
+    Intervene,
+    /// 3. Copy the ECS into the step's snapshot and rebuild the neighbour index from it.
     Index,
-    /// 3. Sample metrics of the state at the start of the step, when a sample is due.
+    /// 4. Sample metrics of the state at the start of the step, when a sample is due.
     Sample,
-    /// 4. Perception that steering depends on (predator fear and its weight gain).
+    /// 5. Perception that steering depends on (predator fear and its weight gain).
     Sense,
-    /// 5. Steering accelerations into each boid's `Steering` (flocking, seek, repulsion).
+    /// 6. Steering accelerations into each boid's `Steering` (flocking, seek, repulsion).
     Steer,
-    /// 6. Integrate velocity and position with the step's dt; apply the boundary.
+    /// 7. Integrate velocity and position with the step's dt; apply the boundary.
     Integrate,
-    /// 7. Infection, cure, death and immunity, decided on the state at the start of the step.
+    /// 8. Infection, cure, death and immunity, decided on the state at the start of the step.
     Epidemic,
-    /// 8. Births, aging, promotion to doctor, predator catches.
+    /// 9. Predator catches, then aging, births and promotion to doctor.
     Population,
-    /// 9. The step's events into the run's logs, so every log agrees with the world at the
-    ///    end of the step.
+    /// 10. The step's events into the run's logs, so every log agrees with the world at the
+    ///     end of the step.
     Log,
-    /// 10. Advance the simulation clock by dt.
+    /// 11. Advance the simulation clock by dt.
     Advance,
 }
 
@@ -89,14 +92,15 @@ pub enum IntegrateSystems {
     Predators,
 }
 
-/// The two parts of [`SimSystems::Population`], in order: aging, births and promotions, then
-/// predator catches (both count into the run's `Tally`).
+/// The two parts of [`SimSystems::Population`], in order: predator catches, then aging,
+/// births and promotions — so a boid caught in a step does not breed in it (both count into
+/// the run's `Tally`).
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PopulationSystems {
-    /// Aging, births, promotion to doctor.
-    Life,
     /// Predators catch boids.
     Catches,
+    /// Aging, births, promotion to doctor.
+    Life,
 }
 
 /// What the view does each frame (in `Update`), in order. The egui panels draw afterwards, in
@@ -118,7 +122,8 @@ pub enum ViewSystems {
 }
 
 /// The phases that run only when the step moves the world.
-const MOVING_PHASES: [SimSystems; 7] = [
+const MOVING_PHASES: [SimSystems; 8] = [
+    SimSystems::Intervene,
     SimSystems::Sense,
     SimSystems::Steer,
     SimSystems::Integrate,
@@ -135,6 +140,7 @@ pub fn order_simulation(app: &mut App) {
             FixedUpdate,
             (
                 SimSystems::Spawn,
+                SimSystems::Intervene,
                 SimSystems::Index,
                 SimSystems::Sample,
                 SimSystems::Sense,
@@ -165,7 +171,7 @@ pub fn order_simulation(app: &mut App) {
         )
         .configure_sets(
             FixedUpdate,
-            (PopulationSystems::Life, PopulationSystems::Catches)
+            (PopulationSystems::Catches, PopulationSystems::Life)
                 .chain()
                 .in_set(SimSystems::Population),
         );

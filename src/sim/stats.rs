@@ -26,7 +26,13 @@ fn mean_sd(xs: &[f64]) -> (f64, Option<f64>) {
 
 /// The 0.975 quantile of Student's t with `df` degrees of freedom (NaN for none).
 pub fn t_975(df: usize) -> f64 {
-    StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(0.975))
+    t_975_real(df as f64)
+}
+
+/// The 0.975 quantile of Student's t with `df` (not necessarily whole, as in Welch's
+/// interval) degrees of freedom (NaN for none).
+pub fn t_975_real(df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |t| t.inverse_cdf(0.975))
 }
 
 /// Two-sided p-value of Student's t statistic `t` with `df` degrees of freedom:

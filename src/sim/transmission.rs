@@ -234,16 +234,19 @@ fn record_transmissions(
     mut died: EventReader<Died>,
     mut caught: EventReader<Caught>,
 ) {
+    let infections: Vec<Infected> = infected.read().copied().collect();
     if !log.started {
         log.started = true;
         for i in 0..snapshot.len() {
-            if snapshot.disease[i].is_infected() {
+            // Cases imported at the very start come with their own event.
+            let imported = || infections.iter().any(|e| e.target.0 == snapshot.id[i]);
+            if snapshot.disease[i].is_infected() && !imported() {
                 let (id, swarm, pos) = (snapshot.id[i], snapshot.swarm[i], snapshot.pos[i]);
                 log.begin(clock.time, None, id, swarm, pos, Cause::Initial);
             }
         }
     }
-    for e in infected.read() {
+    for e in &infections {
         let source = e.source.map(|f| (f.id.0, f.swarm, f.pos));
         log.begin(e.time, source, e.target.0, e.swarm, e.pos, e.cause);
     }

@@ -11,6 +11,7 @@ use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 
 use crate::sim::agent::{AgentId, ResetRequest};
 use crate::sim::config::SimConfig;
+use crate::sim::interventions::InterventionLog;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::rng::mix64;
@@ -180,7 +181,7 @@ fn perform_actions(
     real: Res<Time<Real>>,
     mut config: ResMut<SimConfig>,
     mut reset: ResMut<ResetRequest>,
-    log: Res<MetricsLog>,
+    (log, interventions): (Res<MetricsLog>, Res<InterventionLog>),
     mut view: ResMut<CameraView>,
     mut selected: ResMut<Selected>,
     spread: (Res<TransmissionLog>, Res<Snapshot>, Query<&AgentId>),
@@ -293,13 +294,19 @@ fn perform_actions(
                 }
                 Err(e) => e.to_string(),
             }),
-            Action::SaveConfig(path) => Some(match save_config(path, &config) {
-                Ok(()) => format!(
-                    "saved {}",
-                    std::path::absolute(path).unwrap_or(path.clone()).display()
-                ),
-                Err(e) => format!("cannot save {}: {e}", path.display()),
-            }),
+            // Saved as configured: without the live changes of active interventions.
+            Action::SaveConfig(path) => Some(
+                match save_config(
+                    path,
+                    &crate::sim::interventions::as_configured(&config, &interventions),
+                ) {
+                    Ok(()) => format!(
+                        "saved {}",
+                        std::path::absolute(path).unwrap_or(path.clone()).display()
+                    ),
+                    Err(e) => format!("cannot save {}: {e}", path.display()),
+                },
+            ),
         };
         if let Some(m) = message {
             info!("{m}");

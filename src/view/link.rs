@@ -2,8 +2,8 @@
 //! `?scenario=predators&seed=7&set=swarms.normal.count=500` (`set` repeatable) — and back. Pure
 //! functions, so the desktop tests check what the browser build parses and writes.
 
-use crate::sim::config::SimConfig;
 use crate::sim::config::shipped::{changed_sets, load_shipped};
+use crate::sim::config::{Intervention, SimConfig};
 
 /// The shipped scenario the running config started from (`default`, `matrix/B2_D2`): what a
 /// "copy link" names.
@@ -25,6 +25,8 @@ pub struct Link {
     pub seed: Option<u64>,
     /// `key=value` overrides, in order.
     pub sets: Vec<String>,
+    /// The run's `[[interventions]]` as TOML, when they differ from the scenario's.
+    pub interventions: Option<String>,
     /// Put the metrics into the page once the run reaches this many simulated seconds (for
     /// checking a browser run against the command line).
     pub export: Option<f64>,
@@ -88,6 +90,7 @@ pub fn parse_query(query: &str) -> Result<Link, String> {
                 )
             }
             "set" => link.sets.push(value),
+            "interventions" => link.interventions = Some(value),
             "export" => {
                 link.export = Some(value.parse().map_err(|_| {
                     format!("export `{value}` is not a number of simulated seconds")
@@ -95,7 +98,7 @@ pub fn parse_query(query: &str) -> Result<Link, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown link parameter `{other}`; use scenario, seed and set"
+                    "unknown link parameter `{other}`; use scenario, seed, set and interventions"
                 ));
             }
         }
@@ -110,6 +113,9 @@ pub fn link_query(link: &Link) -> String {
         parts.push(format!("seed={seed}"));
     }
     parts.extend(link.sets.iter().map(|s| format!("set={}", encode(s))));
+    if let Some(text) = &link.interventions {
+        parts.push(format!("interventions={}", encode(text)));
+    }
     format!("?{}", parts.join("&"))
 }
 
@@ -119,18 +125,58 @@ pub fn resolve(link: &Link) -> Result<SimConfig, String> {
     if let Some(seed) = link.seed {
         config.seed = seed;
     }
+    if let Some(text) = &link.interventions {
+        config.interventions = interventions_from_toml(text)?;
+        config.validate("link").map_err(|e| e.to_string())?;
+    }
     Ok(config)
+}
+
+/// The `[[interventions]]` entries as TOML text.
+fn interventions_toml(list: &[Intervention]) -> String {
+    #[derive(serde::Serialize)]
+    struct Only<'a> {
+        interventions: &'a [Intervention],
+    }
+    toml::to_string(&Only {
+        interventions: list,
+    })
+    .unwrap_or_default()
+}
+
+/// The `[[interventions]]` entries of TOML text.
+fn interventions_from_toml(text: &str) -> Result<Vec<Intervention>, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Only {
+        #[serde(default)]
+        interventions: Vec<Intervention>,
+    }
+    toml::from_str::<Only>(text)
+        .map(|o| o.interventions)
+        .map_err(|e| {
+            format!(
+                "link: interventions: {}",
+                e.to_string().lines().last().unwrap_or("not valid TOML")
+            )
+        })
 }
 
 /// The link that reproduces `config`, which started from shipped scenario `scenario`.
 pub fn link_for(scenario: &str, config: &SimConfig) -> Link {
-    let sets = load_shipped(scenario, &[])
-        .map(|base| changed_sets(&base, config))
+    let base = load_shipped(scenario, &[]).ok();
+    let sets = base
+        .as_ref()
+        .map(|base| changed_sets(base, config))
         .unwrap_or_default();
+    let interventions = (base.is_none_or(|b| b.interventions != config.interventions)
+        && !config.interventions.is_empty())
+    .then(|| interventions_toml(&config.interventions));
     Link {
         scenario: scenario.to_string(),
         seed: Some(config.seed),
         sets,
+        interventions,
         export: None,
     }
 }
@@ -164,6 +210,33 @@ mod tests {
                 .doctors
                 .behavior,
             c.doctors.behavior
+        );
+    }
+
+    #[test]
+    fn a_link_carries_the_runs_interventions() {
+        let mut c = resolve(&parse_query("scenario=sir&seed=3").unwrap()).unwrap();
+        c.interventions = crate::sim::config::SimConfig::from_toml_str(
+            "[[interventions]]\nname = \"lockdown\"\nwhen = \"infected_frac > 0.1\"\n\
+             set = { \"swarms.normal.max_speed\" = 60.0 }\n",
+            "x",
+            &[],
+        )
+        .unwrap()
+        .interventions;
+        let q = link_query(&link_for("sir", &c));
+        assert!(q.contains("interventions="), "{q}");
+        assert_eq!(resolve(&parse_query(&q).unwrap()).unwrap(), c);
+        // A shipped scenario's own interventions need no parameter.
+        let shipped = resolve(&parse_query("scenario=interventions/lockdown").unwrap()).unwrap();
+        assert!(
+            !link_query(&link_for("interventions/lockdown", &shipped)).contains("interventions=")
+        );
+        let bad = "scenario=sir&interventions=%5B%5Binterventions%5D%5D%0Aat%3D1";
+        assert!(
+            resolve(&parse_query(bad).unwrap())
+                .unwrap_err()
+                .contains("does nothing")
         );
     }
 

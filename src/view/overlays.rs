@@ -94,18 +94,19 @@ fn draw_selection(
     gizmos.circle_2d(
         Isometry2d::from_translation(at),
         p.separation_radius,
-        Color::srgb(1.0, 0.85, 0.2),
+        Color::srgba(1.0, 0.85, 0.2, 0.45),
     );
+    // Light, so the flock inside stays visible at the default zoom.
     gizmos.circle_2d(
         Isometry2d::from_translation(at),
         p.alignment_radius,
-        Color::srgb(0.3, 0.9, 1.0),
+        Color::srgba(0.3, 0.9, 1.0, 0.4),
     );
     if (p.cohesion_radius - p.alignment_radius).abs() > 0.5 {
         gizmos.circle_2d(
             Isometry2d::from_translation(at),
             p.cohesion_radius,
-            Color::srgb(0.8, 0.5, 1.0),
+            Color::srgba(0.8, 0.5, 1.0, 0.4),
         );
     }
     cone(
@@ -114,7 +115,7 @@ fn draw_selection(
         vel.0,
         p.fov,
         p.alignment_radius * 1.2,
-        Color::srgb(0.9, 0.9, 0.9),
+        Color::srgba(0.9, 0.9, 0.9, 0.35),
     );
     gizmos.line_2d(at, at + vel.0 * VELOCITY_SECONDS, Color::WHITE);
     // Neighbours as the last step saw them; lines drawn to where they are now.
@@ -134,9 +135,9 @@ fn draw_selection(
             };
             let same = snapshot.swarm[j] == *swarm;
             let color = if same {
-                Color::srgba(0.3, 0.9, 1.0, 0.8)
+                Color::srgba(0.3, 0.9, 1.0, 0.45)
             } else {
-                Color::srgba(1.0, 0.85, 0.2, 0.8)
+                Color::srgba(1.0, 0.85, 0.2, 0.45)
             };
             gizmos.line_2d(at, at + space.displacement(at, other.0), color);
         });

@@ -18,10 +18,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::Color as _;
 
+use crate::sim::agent::Position;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
-use crate::sim::predators::PredatorIndex;
+use crate::sim::predators::{Predator, PredatorIndex};
 use crate::sim::transmission::TransmissionLog;
 use crate::view::render::{
     BACKGROUND, BOID_LENGTH, BOID_WIDTH, PREDATOR_COLOUR, PREDATOR_LENGTH, Tint, boid_colour,
@@ -126,6 +127,8 @@ pub struct Scene {
     pub boids: Vec<(Vec2, Vec2, [u8; 3], f32)>,
     /// Predators: position, velocity.
     pub predators: Vec<(Vec2, Vec2)>,
+    /// Each predator's line to the boid it chases: from, to (the short way).
+    pub chases: Vec<(Vec2, Vec2)>,
     /// Transmission lines: from, to (the short way), opacity.
     pub lines: Vec<(Vec2, Vec2, f64)>,
     /// Caption.
@@ -167,6 +170,15 @@ impl Scene {
                     .map(|k| (p.snapshot.pos[k], p.snapshot.vel[k]))
                     .collect()
             });
+        // Like the app: each predator's line to its target.
+        let mut chases = Vec::new();
+        if let Some(mut q) = world.try_query::<(&Position, &Predator)>() {
+            for (p, predator) in q.iter(world) {
+                if let Some(t) = predator.target.and_then(|id| s.slot_of_id(id)) {
+                    chases.push((p.0, p.0 + s.space.displacement(p.0, s.pos[t])));
+                }
+            }
+        }
         let mut lines = Vec::new();
         if transmissions {
             let log = world.resource::<TransmissionLog>();
@@ -185,13 +197,20 @@ impl Scene {
                 Tint::Healthy => sus += 1,
             }
         }
-        let dead: u64 = world.resource::<Tally>().dead.iter().sum();
+        let tally = world.resource::<Tally>();
+        let dead: u64 = tally.dead.iter().sum();
+        let caught: u64 = tally.caught.iter().sum();
+        let mut caption = format!("t = {time:.2} s   S {sus}   I {inf}   R {rec}   dead {dead}");
+        if !predators.is_empty() {
+            caption.push_str(&format!("   caught {caught}"));
+        }
         Self {
             world: s.space.size(),
             boids,
             predators,
+            chases,
             lines,
-            caption: format!("t = {time:.2} s   S {sus}   I {inf}   R {rec}   dead {dead}"),
+            caption,
         }
     }
 }
@@ -274,6 +293,13 @@ pub fn draw_scene<DB: DrawingBackend>(
         .map_err(fail)?;
     }
     let pc = rgb(PREDATOR_COLOUR);
+    for &(a, b) in &scene.chases {
+        area.draw(&PathElement::new(
+            vec![at(a), at(b)],
+            RGBColor(pc[0], pc[1], pc[2]).mix(0.5).stroke_width(1),
+        ))
+        .map_err(fail)?;
+    }
     let pred_len = (PREDATOR_LENGTH as f64 * scale).max(1.6 * MIN_BOID_PX);
     for &(p, v) in &scene.predators {
         area.draw(&Polygon::new(
@@ -283,6 +309,13 @@ pub fn draw_scene<DB: DrawingBackend>(
         .map_err(fail)?;
     }
     let font = ((h as f64 / 28.0).clamp(10.0, 28.0)) as u32;
+    // A dark band behind the caption, so boids passing under it do not hide the counts.
+    let width = (scene.caption.chars().count() as f64 * font as f64 * 0.56) as i32 + 16;
+    area.draw(&Rectangle::new(
+        [(0, 0), (width, font as i32 + 12)],
+        RGBColor(0, 0, 0).mix(0.65).filled(),
+    ))
+    .map_err(fail)?;
     area.draw(&Text::new(
         scene.caption.clone(),
         (8, 6),
@@ -317,16 +350,24 @@ impl Recorder {
             Some(path) => {
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
                     std::fs::create_dir_all(parent).with_context(|| {
-                        format!("cannot create the folder of --video `{}`", path.display())
+                        format!(
+                            "cannot create the folder of --video `{}` (choose a file you can write)",
+                            path.display()
+                        )
                     })?;
                 }
-                let delay_ms = (1000.0 / opts.fps).round() as u32;
-                let backend = BitMapBackend::gif(path, opts.size, delay_ms).map_err(|e| {
+                // Create the file first, so a failure is the OS's own words (plotters reports
+                // an I/O error as a debug structure).
+                let cannot = |reason: String| {
                     anyhow::anyhow!(
-                        "cannot write --video `{}`: {e} (choose a file you can write)",
+                        "cannot write --video `{}`: {reason} (choose a file you can write)",
                         path.display()
                     )
-                })?;
+                };
+                std::fs::File::create(path).map_err(|e| cannot(e.to_string()))?;
+                let delay_ms = (1000.0 / opts.fps).round() as u32;
+                let backend = BitMapBackend::gif(path, opts.size, delay_ms)
+                    .map_err(|e| cannot(e.to_string()))?;
                 Some(backend.into_drawing_area())
             }
             None => None,

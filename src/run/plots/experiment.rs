@@ -9,7 +9,7 @@ use plotters::prelude::*;
 
 use super::*;
 use crate::fonts::ensure_font;
-use crate::run::results::{RunRecord, Series};
+use crate::run::results::{RunRecord, Series, Span};
 use crate::sim::stats::estimate;
 
 /// Mean and 95 % CI of the infected fraction over a scenario's runs, per sample time.
@@ -97,10 +97,14 @@ pub fn plot_experiment(
             )
             .map_err(err)?;
         let panels = body.split_evenly((rows, cols));
-        for ((name, band), (r, c)) in bands.iter().zip(&cells) {
+        for (((name, band), (r, c)), (_, runs)) in bands.iter().zip(&cells).zip(scenarios) {
             let area = &panels[r * cols + c];
             let colour = PALETTE[(r * cols + c) % PALETTE.len()];
             let mut chart = fraction_chart(area, name, (20, 13), (t_max, y_max))?;
+            // Each run's interventions, faint: where they overlap over seeds they darken.
+            let spans: Vec<Span> = runs.iter().flat_map(|(_, s)| s.spans.clone()).collect();
+            let alpha = 0.3 / runs.len().max(1) as f64;
+            draw_spans(&mut chart, &spans, y_max, alpha.max(0.03), false)?;
             let mut poly: Vec<(f64, f64)> = band.iter().map(|p| (p.0, p.3)).collect();
             poly.extend(band.iter().rev().map(|p| (p.0, p.2)));
             chart
@@ -245,7 +249,9 @@ fn heatmap(
     use plotters::coord::ranged1d::SegmentValue;
     let root = BitMapBackend::new(path, HEATMAP_PLOT).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    let mut chart = ChartBuilder::on(&root)
+    // The colour bar on the right says what the colours mean.
+    let (main, bar) = root.split_horizontally(HEATMAP_PLOT.0 - 120);
+    let mut chart = ChartBuilder::on(&main)
         .caption(title, ("sans-serif", 22))
         .margin(16)
         .x_label_area_size(50)
@@ -320,5 +326,43 @@ fn heatmap(
             ])
             .map_err(err)?;
     }
+    if lo.is_finite() && hi.is_finite() {
+        colour_bar(&bar, lo, hi, unit)?;
+    }
     root.present().map_err(err)
+}
+
+/// A vertical colour bar from `lo` (bottom) to `hi` (top) in the heatmap's scale.
+fn colour_bar(
+    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    lo: f64,
+    hi: f64,
+    unit: &str,
+) -> Result<()> {
+    let top = if hi > lo { hi } else { lo + 1.0 };
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(60)
+        .margin_bottom(66)
+        .margin_right(8)
+        .y_label_area_size(62)
+        .build_cartesian_2d(0.0..1.0, lo..top)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_labels(5)
+        .y_label_formatter(&|v| format!("{v:.2}{unit}"))
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(err)?;
+    let steps = 100;
+    chart
+        .draw_series((0..steps).map(|k| {
+            let (a, b) = (k as f64 / steps as f64, (k + 1) as f64 / steps as f64);
+            let (y0, y1) = (lo + a * (top - lo), lo + b * (top - lo));
+            Rectangle::new([(0.0, y0), (1.0, y1)], scale_colour(a).filled())
+        }))
+        .map_err(err)?;
+    Ok(())
 }

@@ -5,12 +5,14 @@
 //! tornado and PRCC plots). Sizes are fixed constants so tests can check them; the shared
 //! drawing pieces live here.
 
+mod compare;
 mod experiment;
 mod run;
 mod sweep;
 #[cfg(test)]
 mod tests;
 
+pub use compare::{COMPARE_PLOT, DIFF_PANEL, PairedDifference, plot_comparison};
 pub use experiment::{fraction_band, matrix_cell, plot_experiment};
 pub use run::{plot_rt, plot_run};
 pub use sweep::{TORNADO_PLOT, plot_sweep, prcc_heatmap, tornado};
@@ -18,7 +20,68 @@ pub use sweep::{TORNADO_PLOT, plot_sweep, prcc_heatmap, tornado};
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
 
-use super::results::Series;
+use super::results::{Series, Span};
+
+/// Chart coordinates of every time plot.
+pub(super) type TimeAxes =
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>;
+
+/// Shades of the interventions' spans, one per name in order of first appearance.
+const SPAN_SHADES: [RGBColor; 4] = [
+    RGBColor(148, 103, 189),
+    RGBColor(255, 187, 60),
+    RGBColor(23, 190, 207),
+    RGBColor(140, 86, 75),
+];
+
+/// Shades each intervention's span (start to end) behind a time plot, `alpha` strong, with a
+/// legend entry per name when `legend`; a span that starts and ends at once (a one-off
+/// vaccination round or importation) is a vertical line.
+pub(super) fn draw_spans<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, TimeAxes>,
+    spans: &[Span],
+    y_max: f64,
+    alpha: f64,
+    legend: bool,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let mut names: Vec<&str> = Vec::new();
+    for s in spans {
+        if !names.contains(&s.name.as_str()) {
+            names.push(&s.name);
+        }
+    }
+    for (k, name) in names.iter().enumerate() {
+        let shade = SPAN_SHADES[k % SPAN_SHADES.len()];
+        let mine: Vec<&Span> = spans.iter().filter(|s| s.name == *name).collect();
+        let drawn = chart
+            .draw_series(mine.iter().map(|s| {
+                let (from, to) = if s.to > s.from {
+                    (s.from, s.to)
+                } else {
+                    // A one-off: a thin bar.
+                    (s.from, s.from + 0.003 * chart_width(spans))
+                };
+                Rectangle::new([(from, 0.0), (to, y_max)], shade.mix(alpha).filled())
+            }))
+            .map_err(err)?;
+        if legend {
+            drawn
+                .label(format!("intervention: {name}"))
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade.mix(0.35).filled())
+                });
+        }
+    }
+    Ok(())
+}
+
+/// A width to draw one-off spans with: a share of the latest span end.
+fn chart_width(spans: &[Span]) -> f64 {
+    spans.iter().map(|s| s.to).fold(1.0, f64::max)
+}
 
 /// Size of a run's S/I/R plot, px.
 pub const RUN_PLOT: (u32, u32) = (900, 500);
@@ -56,8 +119,10 @@ pub(super) fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
 where
     DB::ErrorType: 'static,
 {
+    // At the top right, in the headroom the time plots leave above their curves.
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", font_px))

@@ -10,6 +10,10 @@ use super::*;
 use crate::fonts::ensure_font;
 use crate::run::results::Series;
 
+/// The y axis reaches this far above the highest curve, so the legend (top right) sits above
+/// the curves rather than on them.
+const HEADROOM: f64 = 1.45;
+
 /// A run's S, I, R and dead counts over time.
 pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
     ensure_font();
@@ -31,7 +35,7 @@ pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(55)
-        .build_cartesian_2d(0.0..max_time(&[series]), 0.0..y_max * 1.05)
+        .build_cartesian_2d(0.0..max_time(&[series]), 0.0..y_max * HEADROOM)
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -40,6 +44,7 @@ pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
         .label_style(("sans-serif", 15))
         .draw()
         .map_err(err)?;
+    draw_spans(&mut chart, &series.spans, y_max * HEADROOM, 0.25, true)?;
     for (name, colour) in lines {
         chart
             .draw_series(LineSeries::new(series.column(name), colour.stroke_width(2)))
@@ -80,7 +85,7 @@ pub fn plot_rt(rt: &Series, title: &str, path: &Path) -> Result<()> {
         .margin(12)
         .x_label_area_size(30)
         .y_label_area_size(55)
-        .build_cartesian_2d(0.0..t_max, 0.0..y_max * 1.02)
+        .build_cartesian_2d(0.0..t_max, 0.0..y_max * HEADROOM)
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -88,6 +93,7 @@ pub fn plot_rt(rt: &Series, title: &str, path: &Path) -> Result<()> {
         .label_style(("sans-serif", 15))
         .draw()
         .map_err(err)?;
+    draw_spans(&mut chart, &rt.spans, y_max * HEADROOM, 0.25, true)?;
     let blue = RGBColor(31, 119, 180);
     let orange = RGBColor(255, 127, 14);
     let band: Vec<(f64, f64)> = clip(lo)
@@ -135,15 +141,16 @@ pub fn plot_rt(rt: &Series, title: &str, path: &Path) -> Result<()> {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(55)
-        .build_cartesian_2d(0.0..t_max, 0.0..n_max * 1.05)
+        .build_cartesian_2d(0.0..t_max, 0.0..n_max * HEADROOM)
         .map_err(err)?;
     chart
         .configure_mesh()
         .x_desc("time (s)")
-        .y_desc("infections / bin")
+        .y_desc(format!("infections per {} s", width))
         .label_style(("sans-serif", 15))
         .draw()
         .map_err(err)?;
+    draw_spans(&mut chart, &rt.spans, n_max * HEADROOM, 0.25, false)?;
     let red = RGBColor(214, 39, 40);
     let grey = RGBColor(160, 160, 160);
     chart

@@ -229,6 +229,20 @@ pub fn unknown(key: &str) -> String {
 
 /// The value of the dotted `key` in `config`.
 pub fn get(config: &SimConfig, key: &str) -> Result<Value, String> {
+    if key.starts_with("interventions.") {
+        return super::interventions::get(&config.interventions, key);
+    }
+    if let Some(path) = key.strip_prefix("extensions.") {
+        let mut at = config
+            .extensions
+            .get(path.split('.').next().unwrap_or_default());
+        for part in path.split('.').skip(1) {
+            at = at.and_then(|v| v.get(part));
+        }
+        return at
+            .map(super::interventions::toml_value)
+            .ok_or_else(|| format!("the scenario sets no `{key}`"));
+    }
     let k = find(key).ok_or_else(|| unknown(key))?;
     let field = config.reflect_path(key).map_err(|e| e.to_string())?;
     read(field, k.kind).ok_or_else(|| format!("`{key}` holds a value of another type"))
@@ -261,6 +275,25 @@ fn read(field: &dyn PartialReflect, kind: Kind) -> Option<Value> {
 /// Sets the dotted `key` of `config` to `value` (not yet validated against its range; see
 /// `SimConfig::validate`). The message says what the key takes, in a user's words.
 pub fn set(config: &mut SimConfig, key: &str, value: &Value) -> Result<(), String> {
+    if key.starts_with("interventions.") {
+        return super::interventions::set(&mut config.interventions, key, value);
+    }
+    if let Some(path) = key.strip_prefix("extensions.") {
+        // Into the extension's section, creating tables on the way; its check validates it.
+        let parts: Vec<&str> = path.split('.').collect();
+        let (last, tables) = parts.split_last().ok_or("name a section and a key")?;
+        let mut table = &mut config.extensions;
+        for part in tables {
+            let entry = table
+                .entry(part.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            table = entry
+                .as_table_mut()
+                .ok_or_else(|| format!("`{part}` is a value, not a section"))?;
+        }
+        table.insert(last.to_string(), super::interventions::to_toml_value(value));
+        return Ok(());
+    }
     let k = find(key).ok_or_else(|| unknown(key))?;
     let field = config.reflect_path_mut(key).map_err(|e| e.to_string())?;
     write(field, k, value)

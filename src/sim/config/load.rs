@@ -15,7 +15,7 @@ use crate::sim::names::one_of;
 pub enum ConfigError {
     /// The scenario file could not be read.
     #[error(
-        "cannot read scenario `{path}`: {reason} (give an existing TOML file, e.g. assets/scenarios/default.toml)"
+        "cannot read scenario `{path}`: {reason} (give an existing TOML file, e.g. assets/scenarios/default.toml, or a shipped name such as `predators` or `matrix/B2_D2`)"
     )]
     Read {
         /// The path as given.
@@ -38,6 +38,16 @@ pub enum ConfigError {
     SetSyntax {
         /// The argument as given.
         arg: String,
+    },
+    /// An intervention is incomplete or has a value that is not allowed.
+    #[error("{origin}: {which}: {message}")]
+    Intervention {
+        /// File name or `--set`.
+        origin: String,
+        /// `interventions[0] "lockdown"`.
+        which: String,
+        /// What is wrong and what is allowed.
+        message: String,
     },
     /// A key is unknown, has the wrong type, or an out-of-range value.
     #[error("{origin}: `{key}`: {message}")]
@@ -110,6 +120,94 @@ fn describe_serde_error(key: &str, message: &str) -> String {
     m
 }
 
+/// The shipped-scenario name a path may stand for: `predators`, `matrix/B2_D2.toml`,
+/// `assets/scenarios/sir.toml` → `predators`, `matrix/B2_D2`, `sir`.
+fn shipped_name(p: &Path) -> String {
+    let s = p.to_string_lossy().replace('\\', "/");
+    let s = s.trim_end_matches(".toml");
+    s.rsplit_once("scenarios/")
+        .map_or(s, |(_, rest)| rest)
+        .to_string()
+}
+
+/// A serde error inside `[[interventions]]` as one line naming the intervention (`None` for
+/// errors elsewhere).
+fn intervention_error(
+    table: &toml::Value,
+    path: &str,
+    message: &str,
+    origin: &str,
+) -> Option<ConfigError> {
+    if path == "interventions" {
+        return Some(ConfigError::Key {
+            origin: origin.to_string(),
+            key: path.to_string(),
+            message: "write each intervention as `[[interventions]]` (two brackets: an entry of a \
+                      list), not `[interventions]`"
+                .into(),
+        });
+    }
+    let rest = path.strip_prefix("interventions[")?;
+    let (index, field) = rest.split_once(']')?;
+    let index: usize = index.parse().ok()?;
+    let entry = table.get("interventions")?.get(index)?;
+    let name = entry
+        .get("name")
+        .and_then(|n| n.as_str())
+        .unwrap_or_default();
+    let which = super::Intervention {
+        name: name.to_string(),
+        ..Default::default()
+    }
+    .label(index);
+    let field = field.trim_start_matches('.');
+    let m = one_line(message);
+    let message = if let Some(rest) = m.strip_prefix("unknown field ") {
+        let bad = rest.split(',').next().unwrap_or(rest).trim_matches('`');
+        // serde lists the fields as "expected one of `a`, `b`" or "expected `a` or `b`".
+        let known = rest
+            .split_once("expected one of ")
+            .or_else(|| rest.split_once("expected "))
+            .map(|(_, list)| {
+                list.replace(" or ", ",")
+                    .split(',')
+                    .map(|n| n.trim().trim_matches('`').to_string())
+                    .filter(|n| !n.is_empty())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        match keys::nearest(bad, known.iter().map(String::as_str)) {
+            Some(n) => format!("unknown key `{bad}`; did you mean `{n}`?"),
+            None => format!(
+                "unknown key `{bad}`; allowed: {}",
+                one_of(&known.iter().map(String::as_str).collect::<Vec<_>>())
+            ),
+        }
+    } else if let Some(rest) = m.strip_prefix("unknown variant ") {
+        format!("`{field}`: unknown value {rest}")
+    } else if let Some(rest) = m.strip_prefix("invalid type: ") {
+        let (what, wanted) = rest
+            .split_once(", expected ")
+            .unwrap_or((rest, "another type"));
+        let wanted = match wanted {
+            "f64" | "f32" => "a number",
+            "u32" | "u64" => "a whole number (0, 1, 2, …)",
+            "a boolean" => "`true` or `false`",
+            w => w,
+        };
+        format!("`{field}`: {} is not {wanted}", found(what))
+    } else if field.is_empty() {
+        m
+    } else {
+        format!("`{field}`: {m}")
+    };
+    Some(ConfigError::Intervention {
+        origin: origin.to_string(),
+        which,
+        message,
+    })
+}
+
 /// Splits `KEY=VALUE`.
 fn parse_set(arg: &str) -> Result<(String, Value), ConfigError> {
     let (key, raw) = arg
@@ -141,9 +239,16 @@ fn merge_values(base: &mut toml::Value, top: toml::Value) {
 }
 
 impl SimConfig {
-    /// Reads a scenario file (if any), applies `--set` overrides, and validates the result.
+    /// Reads a scenario file (if any), applies `--set` overrides, and validates the result. A
+    /// path that is not a file may name a shipped scenario (`predators`, `matrix/B2_D2`), as a
+    /// browser link does.
     pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Self, ConfigError> {
         let (origin, text) = match path {
+            Some(p) if !p.exists() && super::shipped::shipped(&shipped_name(p)).is_some() => {
+                let name = shipped_name(p);
+                let text = super::shipped::shipped(&name).unwrap_or_default();
+                (format!("{name}.toml"), text.to_string())
+            }
             Some(p) => {
                 let text = std::fs::read_to_string(p).map_err(|e| ConfigError::Read {
                     path: p.display().to_string(),
@@ -185,12 +290,15 @@ impl SimConfig {
         let defaults = toml::Table::try_from(SimConfig::default()).expect("defaults serialise");
         let mut merged = toml::Value::Table(defaults);
         merge_values(&mut merged, toml::Value::Table(table));
-        let config: SimConfig =
-            serde_path_to_error::deserialize(merged).map_err(|e| ConfigError::Key {
+        let config: SimConfig = serde_path_to_error::deserialize(merged.clone()).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.inner().to_string();
+            intervention_error(&merged, &path, &inner, origin).unwrap_or(ConfigError::Key {
                 origin: origin.to_string(),
-                key: e.path().to_string(),
-                message: describe_serde_error(&e.path().to_string(), &e.inner().to_string()),
-            })?;
+                message: describe_serde_error(&path, &inner),
+                key: path,
+            })
+        })?;
         config.validate(origin)?;
         Ok(config)
     }

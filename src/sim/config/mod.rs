@@ -7,6 +7,7 @@
 //! The sections live in `sections`. No systems live here.
 
 mod docs;
+pub mod interventions;
 pub mod keys;
 mod load;
 pub mod sections;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::sim::space::Space;
 
 pub use docs::reference_markdown;
+pub use interventions::{Condition, Intervention};
 pub use load::ConfigError;
 pub use sections::{
     AntivaxConfig, CatchMode, DoctorBehavior, DoctorsConfig, EpidemicConfig, IndexKind,
@@ -40,7 +42,7 @@ pub struct SimConfig {
     #[reflect(@Spec::count("", i64::MAX as f64).slider(0.0, 1e6).on_reset())]
     pub seed: u64,
     /// Simulation step; every rate is per second, so results do not depend on it.
-    #[reflect(@Spec::time(0.002, 0.1).label("step dt").above(0.0).at_most(1.0).log())]
+    #[reflect(@Spec::time(0.002, 0.1).label("step dt").at_least(1e-4).at_most(1.0).log())]
     pub dt: f64,
     /// Simulated length of a headless run.
     #[reflect(@Spec::time(1.0, 3600.0).label("duration (headless)").log().run_only())]
@@ -55,7 +57,8 @@ pub struct SimConfig {
     /// in fifths of it.
     #[reflect(@Spec::time(0.5, 60.0).label("R_t window").above(0.0).log().run_only())]
     pub rt_window: f64,
-    /// Flocking model: Shiffman's Model B (baseline), or hybrid, adams, pygame for comparison.
+    /// Flocking model: Shiffman's Model B (baseline), or hybrid, adams, pygame or the flocking
+    /// report's own model for comparison.
     #[reflect(@Spec::choice("steering model"))]
     pub steering_model: SteeringModel,
     /// Neighbour search: bevy_spatial's KD-tree, a uniform grid (large runs) or brute force.
@@ -75,6 +78,16 @@ pub struct SimConfig {
     pub population: PopulationConfig,
     /// `[predators]`.
     pub predators: PredatorsConfig,
+    /// `[[interventions]]`: what-if measures during the run (docs/model.md §11). Their numbers
+    /// are reached as `interventions.<name or index>.<field>` (see `interventions`).
+    #[reflect(ignore)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interventions: Vec<Intervention>,
+    /// `[extensions.<name>]`: the sections of extensions a user's own binary adds
+    /// (`sim::extensions`), checked by their own checks; read with [`SimConfig::extension`].
+    #[reflect(ignore)]
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub extensions: toml::Table,
 }
 
 impl Default for SimConfig {
@@ -95,6 +108,8 @@ impl Default for SimConfig {
             antivax: AntivaxConfig::default(),
             population: PopulationConfig::default(),
             predators: PredatorsConfig::default(),
+            interventions: Vec::new(),
+            extensions: toml::Table::new(),
         }
     }
 }
@@ -137,6 +152,21 @@ impl SimConfig {
             width: self.world.width,
             height: self.world.height,
             boundary: self.world.boundary,
+        }
+    }
+
+    /// The section `[extensions.<name>]` as the extension's own type (its defaults where the
+    /// scenario has no such section).
+    pub fn extension<T: serde::de::DeserializeOwned + Default>(
+        &self,
+        name: &str,
+    ) -> Result<T, String> {
+        match self.extensions.get(name) {
+            None => Ok(T::default()),
+            Some(v) => v
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| load::one_line(&e.to_string())),
         }
     }
 

@@ -26,6 +26,10 @@ pub enum SteeringModel {
     /// The pygame boids README: inverse-square separation summed over neighbours
     /// (`separation_weight` in px³/s²), un-truncated alignment and cohesion, no total clamp.
     Pygame,
+    /// The flocking-dynamics report's own model: one perception radius (`alignment_radius`)
+    /// for all three rules, separation from the mean of unit vectors away, each rule
+    /// `w·(v_max·unit(·) − v)` with no truncation and no clamp (`max_force` unused).
+    Report,
 }
 
 /// Which neighbour index answers radius queries (docs/model.md §3).
@@ -129,8 +133,9 @@ pub struct SwarmParams {
     #[reflect(@Spec::number().unit("rad").label("field of view (half-angle)")
         .at_most(std::f64::consts::PI + 1e-3).slider(0.1, std::f64::consts::PI + 1e-5))]
     pub fov: f32,
-    /// Random acceleration; its kick over a step is noise·√dt (frame-rate independent).
-    #[reflect(@Spec::number().unit("px/s²").at_most(1e8).slider(0.0, 1000.0))]
+    /// Strength of a random acceleration: its velocity kick over a step is noise·√dt in a
+    /// random direction (a Wiener increment, so frame-rate independent).
+    #[reflect(@Spec::number().unit("px·s^-3/2").at_most(1e8).slider(0.0, 1000.0))]
     pub noise: f32,
 }
 
@@ -259,7 +264,8 @@ pub struct EpidemicConfig {
     /// Cure chance multiplier when the doctor is infected.
     #[reflect(@Spec::factor())]
     pub infected_cure_factor: f64,
-    /// Whether infection crosses swarms (cures always do).
+    /// Whether infection passes between Doctors and the other boids (Normal and Antivax boids
+    /// always infect each other; cures always cross).
     #[reflect(@Spec::flag())]
     pub cross_swarm_infection: bool,
 }
@@ -380,7 +386,7 @@ pub struct PopulationConfig {
     /// Breeding chance per second of a Doctor opposite-sex pair in contact.
     #[reflect(@Spec::probability("per s"))]
     pub p_offspring_doctor: f64,
-    /// Breeding chance multiplier when the initiating parent is infected.
+    /// Breeding chance multiplier of a pair when either parent is infected.
     #[reflect(@Spec::factor())]
     pub infected_offspring_factor: f64,
     /// Mean litter size of Normal/Antivax parents.
@@ -398,13 +404,14 @@ pub struct PopulationConfig {
     /// Seconds both parents wait before they can breed again.
     #[reflect(@Spec::time(0.0, 60.0))]
     pub cooldown: f64,
-    /// Age from which a boid may breed, and a Normal may become a Doctor.
+    /// Age from which any boid may breed and a Normal may become a Doctor (the initial
+    /// population starts at age 0).
     #[reflect(@Spec::time(0.0, 60.0))]
     pub t_adult: f64,
     /// Chance per second an adult Normal becomes a Doctor.
     #[reflect(@Spec::probability("per s"))]
     pub p_become_doctor: f64,
-    /// No births while this many boids are alive.
+    /// No births while this many boids are alive; a litter is cut to fit.
     #[reflect(@Spec::count("boids", MAX_BOIDS))]
     pub max_population: u32,
 }

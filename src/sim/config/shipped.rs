@@ -5,7 +5,7 @@
 use super::SimConfig;
 
 /// Every shipped scenario: its name (`predators`, `matrix/B2_D2`) and its text.
-pub const SHIPPED: [(&str, &str); 24] = [
+pub const SHIPPED: [(&str, &str); 33] = [
     (
         "adams",
         include_str!("../../../assets/scenarios/adams.toml"),
@@ -90,6 +90,42 @@ pub const SHIPPED: [(&str, &str); 24] = [
         "regimes/E_tight",
         include_str!("../../../assets/scenarios/regimes/E_tight.toml"),
     ),
+    (
+        "interventions/none",
+        include_str!("../../../assets/scenarios/interventions/none.toml"),
+    ),
+    (
+        "interventions/lockdown",
+        include_str!("../../../assets/scenarios/interventions/lockdown.toml"),
+    ),
+    (
+        "interventions/vaccination",
+        include_str!("../../../assets/scenarios/interventions/vaccination.toml"),
+    ),
+    (
+        "interventions/test_and_isolate",
+        include_str!("../../../assets/scenarios/interventions/test_and_isolate.toml"),
+    ),
+    (
+        "regimes/report/A_cohesive",
+        include_str!("../../../assets/scenarios/regimes/report/A_cohesive.toml"),
+    ),
+    (
+        "regimes/report/B_transient",
+        include_str!("../../../assets/scenarios/regimes/report/B_transient.toml"),
+    ),
+    (
+        "regimes/report/C_lattice",
+        include_str!("../../../assets/scenarios/regimes/report/C_lattice.toml"),
+    ),
+    (
+        "regimes/report/D_disorder",
+        include_str!("../../../assets/scenarios/regimes/report/D_disorder.toml"),
+    ),
+    (
+        "regimes/report/E_tight",
+        include_str!("../../../assets/scenarios/regimes/report/E_tight.toml"),
+    ),
 ];
 
 /// A shipped scenario's text by name.
@@ -134,25 +170,25 @@ mod tests {
     #[test]
     fn every_file_under_assets_scenarios_is_built_in_and_loads() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenarios");
-        let mut on_disk = Vec::new();
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let p = entry.unwrap().path();
-            let files: Vec<_> = if p.is_dir() {
-                std::fs::read_dir(&p)
-                    .unwrap()
-                    .map(|e| e.unwrap().path())
-                    .collect()
-            } else {
-                vec![p]
-            };
-            for f in files
-                .into_iter()
-                .filter(|f| f.extension().is_some_and(|x| x == "toml"))
-            {
-                let rel = f.strip_prefix(&dir).unwrap().with_extension("");
-                on_disk.push(rel.to_string_lossy().into_owned());
+        fn toml_under(d: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(d).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    toml_under(&p, out);
+                } else if p.extension().is_some_and(|x| x == "toml") {
+                    out.push(p);
+                }
             }
         }
+        let mut files = Vec::new();
+        toml_under(&dir, &mut files);
+        let mut on_disk: Vec<String> = files
+            .iter()
+            .map(|f| {
+                let rel = f.strip_prefix(&dir).unwrap().with_extension("");
+                rel.to_string_lossy().into_owned()
+            })
+            .collect();
         on_disk.sort();
         let mut built_in: Vec<String> = SHIPPED.iter().map(|s| s.0.to_string()).collect();
         built_in.sort();

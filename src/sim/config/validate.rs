@@ -16,8 +16,37 @@ impl SimConfig {
                 key,
                 message,
             }),
-            None => Ok(()),
+            None => {
+                super::interventions::validate(self, origin)?;
+                self.validate_extensions(origin)
+            }
         }
+    }
+
+    /// Checks every `[extensions.<name>]` section with its extension's check.
+    fn validate_extensions(&self, origin: &str) -> Result<(), ConfigError> {
+        for (name, value) in &self.extensions {
+            let fail = |message: String| ConfigError::Key {
+                origin: origin.to_string(),
+                key: format!("extensions.{name}"),
+                message,
+            };
+            let Some(check) = crate::sim::extensions::check_of(name) else {
+                let known = crate::sim::extensions::section_names();
+                return Err(fail(if known.is_empty() {
+                    "no extension of this program has such a section (extensions come from your \
+                     own binary: README, \"Add your own system\")"
+                        .into()
+                } else {
+                    format!(
+                        "no extension of this program has such a section; it has {}",
+                        known.join(", ")
+                    )
+                }));
+            };
+            check(value).map_err(fail)?;
+        }
+        Ok(())
     }
 
     /// Validates a config in which `edited` was just changed: a problem is always reported on
@@ -42,7 +71,10 @@ impl SimConfig {
                     self.get(&other).map(|v| v.to_string()).unwrap_or_default(),
                 )))
             }
-            None => Ok(()),
+            None => {
+                super::interventions::validate(self, origin)?;
+                self.validate_extensions(origin)
+            }
         }
     }
 
@@ -73,17 +105,19 @@ fn problem(k: &Key, config: &SimConfig) -> Option<String> {
         // Flags and choices were checked when they were read or set.
         return None;
     }
-    let x = config.get(&k.key).ok()?.as_f64()?;
+    let value = config.get(&k.key).ok()?;
+    let x = value.as_f64()?;
+    let shown = value.to_string();
     let upper = k.upper_bound(config);
     let allowed = || k.allowed(k.spec.lower, upper);
     if k.spec.infinite_ok {
         // A duration that may be `inf` (never) but must be positive and not NaN.
         return (x.is_nan() || x <= 0.0)
-            .then(|| format!("{x} is out of range; allowed: {}", allowed()));
+            .then(|| format!("{shown} is out of range; allowed: {}", allowed()));
     }
     if !x.is_finite() {
         return Some(format!(
-            "{x} is not a finite number; allowed: {}",
+            "{shown} is not a finite number; allowed: {}",
             allowed()
         ));
     }

@@ -59,6 +59,11 @@ impl Value {
     }
 }
 
+/// Numbers people write with an exponent (`1e-9`, not 0.000000001).
+fn tiny_or_huge(x: f64) -> bool {
+    x != 0.0 && (x.abs() < 1e-4 || x.abs() >= 1e15)
+}
+
 impl fmt::Display for Value {
     /// As a user writes it: the shortest digits that read back to the same number, `inf` for
     /// an infinite time.
@@ -70,6 +75,8 @@ impl fmt::Display for Value {
             Value::Float32(x) if x.is_infinite() => {
                 write!(f, "{}inf", if *x < 0.0 { "-" } else { "" })
             }
+            Value::Float(x) if tiny_or_huge(*x) => write!(f, "{x:e}"),
+            Value::Float32(x) if tiny_or_huge(*x as f64) => write!(f, "{x:e}"),
             Value::Float(x) => write!(f, "{x}"),
             Value::Float32(x) => write!(f, "{x}"),
             Value::Int(i) => write!(f, "{i}"),
@@ -102,6 +109,8 @@ mod tests {
         assert_eq!(Value::Float32(0.7).to_string(), "0.7");
         assert_eq!(Value::Float(0.7f32 as f64).to_string(), "0.699999988079071");
         assert_eq!(Value::Float(f64::INFINITY).to_string(), "inf");
-        assert_eq!(Value::Float(1e-5).to_string(), "0.00001");
+        assert_eq!(Value::Float(1e-5).to_string(), "1e-5");
+        assert_eq!(Value::Float(1e-300).to_string(), "1e-300");
+        assert_eq!(Value::parse("1e-300"), Value::Float(1e-300));
     }
 }

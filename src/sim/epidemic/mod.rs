@@ -11,7 +11,9 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
-pub use rules::{EpidemicStep, Transition, lowest_partner, step_probability};
+pub use rules::{
+    EpidemicStep, Transition, lowest_partner, step_probability, swarms_at_risk, swarms_mix,
+};
 pub use stats::EpidemicStats;
 
 use bevy::prelude::*;
@@ -37,6 +39,8 @@ pub enum Cause {
     Spontaneous,
     /// Born infected to two infected parents (generation 0: no single infector).
     Born,
+    /// Brought in by an `import` intervention (generation 0).
+    Imported,
 }
 
 impl Cause {
@@ -47,6 +51,7 @@ impl Cause {
             Cause::Contact => "contact",
             Cause::Spontaneous => "spontaneous",
             Cause::Born => "born",
+            Cause::Imported => "imported",
         }
     }
 }
@@ -110,8 +115,6 @@ pub struct Died {
     pub time: f64,
 }
 
-/// `p_step = 1 − (1 − p)^dt`: a per-second probability over a step of `dt` seconds (§5.1).
-#[inline]
 pub(super) fn plugin(app: &mut App) {
     app.add_event::<Infected>()
         .add_event::<Cured>()
@@ -128,7 +131,6 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(FixedUpdate, spread_infection.in_set(SimSystems::Epidemic));
 }
 
-/// Peak, eradication and the first cohort, from the state at the start of each step.
 /// Applies one step of the epidemic.
 fn spread_infection(
     config: Res<SimConfig>,
@@ -157,27 +159,16 @@ fn spread_infection(
         dt,
     };
     let end = clock.time + dt;
-    // First-cohort infections that end this step; their flags clear after the step, so every
-    // decision of the step sees the state at its start.
-    let mut cohort_ended = Vec::new();
     for (i, transition) in step.decide() {
         let Ok(mut health) = boids.get_mut(s.entity[i]) else {
             continue;
         };
         let id = AgentId(s.id[i]);
-        if !matches!(transition, Transition::Infect { .. }) && stats.in_first_infection(id.0) {
-            cohort_ended.push(id.0);
-        }
         match transition {
             Transition::Infect { source } => {
                 health.disease = Disease::Infected { since: end };
                 match source {
-                    Some(j) => {
-                        stats.contact_infections += 1;
-                        if stats.in_first_infection(s.id[j]) {
-                            stats.cohort_infections += 1;
-                        }
-                    }
+                    Some(_) => stats.contact_infections += 1,
                     None => stats.spontaneous_infections += 1,
                 }
                 infected_events.write(Infected {
@@ -229,8 +220,5 @@ fn spread_infection(
                 });
             }
         }
-    }
-    for id in cohort_ended {
-        stats.end_first_infection(id);
     }
 }

@@ -6,11 +6,13 @@ use bevy::prelude::*;
 
 use crate::sim::agent::Disease;
 use crate::sim::clock::is_due;
-use crate::sim::config::EpidemicConfig;
+use crate::sim::config::{EpidemicConfig, SimConfig};
 use crate::sim::neighbours::{IndexRef, Snapshot};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
 
+/// `p_step = 1 − (1 − p)^dt`: a per-second probability over a step of `dt` seconds (§5.1).
+#[inline]
 pub fn step_probability(p_per_s: f64, dt: f64) -> f64 {
     if p_per_s >= 1.0 {
         1.0
@@ -42,6 +44,53 @@ pub enum Transition {
     Wane,
 }
 
+/// Whether an infected boid of swarm `source` can infect a boid of swarm `target` by contact
+/// (docs/model.md §5.2): Normal and Antivax boids are one population for transmission (Antivax
+/// are Normal people who refuse doctors); between Doctors and the others only with
+/// `cross_swarm_infection`.
+pub fn swarms_mix(params: &EpidemicConfig, target: Swarm, source: Swarm) -> bool {
+    let doctor = |s: Swarm| s == Swarm::Doctor;
+    params.cross_swarm_infection || doctor(target) == doctor(source)
+}
+
+/// Which swarms can be infected at all under `config` — the population at risk that the
+/// attack rate is a share of: a swarm is at risk if its boids can start infected, catch it
+/// spontaneously, catch it by contact from a swarm at risk, or become Doctors (promotion keeps
+/// the disease) from a swarm at risk. By `Swarm::index()`.
+pub fn swarms_at_risk(config: &SimConfig) -> [bool; 3] {
+    let e = &config.epidemic;
+    let mut risk = Swarm::ALL.map(|s| {
+        let initial = match s {
+            Swarm::Doctor => e.p_initial_infect_doctor,
+            Swarm::Normal | Swarm::Antivax => e.p_initial_infect_normal,
+        };
+        initial > 0.0 || e.p_spontaneous_infect > 0.0
+    });
+    // Spread the risk along contact (and promotion) until nothing changes.
+    loop {
+        let mut grew = false;
+        for target in Swarm::ALL {
+            if risk[target.index()] {
+                continue;
+            }
+            let by_contact = Swarm::ALL.iter().any(|&source| {
+                risk[source.index()] && e.p_infect(source) > 0.0 && swarms_mix(e, target, source)
+            });
+            let promoted = target == Swarm::Doctor
+                && config.population.enabled
+                && config.population.p_become_doctor > 0.0
+                && risk[Swarm::Normal.index()];
+            if by_contact || promoted {
+                risk[target.index()] = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            return risk;
+        }
+    }
+}
+
 /// Everything one epidemic step decides from.
 pub struct EpidemicStep<'a> {
     /// State at the start of the step.
@@ -63,8 +112,11 @@ pub struct EpidemicStep<'a> {
 impl EpidemicStep<'_> {
     /// Whether `source` can infect `target` given their swarms.
     fn swarms_mix(&self, target: usize, source: usize) -> bool {
-        self.params.cross_swarm_infection
-            || self.snapshot.swarm[target] == self.snapshot.swarm[source]
+        swarms_mix(
+            self.params,
+            self.snapshot.swarm[target],
+            self.snapshot.swarm[source],
+        )
     }
 
     /// Per-second infection probability of `target` against a per-second pressure `p`,
@@ -140,7 +192,7 @@ impl EpidemicStep<'_> {
         let p_plain = Swarm::ALL.map(|sw| step_probability(self.params.p_infect(sw), self.dt));
         self.pairs_within(
             false,
-            |j| s.disease[j].is_infected(),
+            |j| s.is_contagious(j),
             |i| !s.disease[i].is_infected(),
             |j| self.params.contact_radius(s.swarm[j], true),
             |i, j| self.infects(i, j, &p_plain),

@@ -1,5 +1,6 @@
-//! The run's epidemic record (docs/model.md §8 run summary): the first infected cohort, the
-//! peak of I, eradication, and counts of each kind of event. `track_epidemic` keeps it from
+//! The run's epidemic record (docs/model.md §8 run summary): the size of the first infected
+//! cohort, the peak of I, eradication, the boids ever infected, and counts of each kind of
+//! event. `track_epidemic` keeps it from
 //! the state at the start of each step, in `SimSystems::Sample`.
 
 use bevy::prelude::*;
@@ -11,18 +12,15 @@ use crate::sim::neighbours::Neighbours;
 /// The run's epidemic record (docs/model.md §8 run summary).
 #[derive(Resource, Clone, Debug, Default, Serialize)]
 pub struct EpidemicStats {
-    /// Ids infected at t = 0.
-    pub first_cohort: Vec<u64>,
-    /// Infections caused by the first cohort during their initial infection.
-    pub cohort_infections: u64,
-    /// By id: a member of the first cohort still in its initial infection (cleared when that
-    /// infection ends, so a later reinfection does not count).
-    #[serde(skip)]
-    in_first_infection: Vec<bool>,
+    /// Boids infected at t = 0 (their mean secondary infections, R0 from the first
+    /// generation, come from the transmission record).
+    pub first_cohort: u64,
     /// Contact infections.
     pub contact_infections: u64,
     /// Spontaneous infections.
     pub spontaneous_infections: u64,
+    /// Infections brought in by `import` interventions.
+    pub imported_infections: u64,
     /// Cures.
     pub cures: u64,
     /// Deaths.
@@ -48,27 +46,6 @@ pub struct EpidemicStats {
 }
 
 impl EpidemicStats {
-    /// Mean secondary infections per member of the first cohort (`None` if it was empty).
-    pub fn mean_secondary_infections(&self) -> Option<f64> {
-        (!self.first_cohort.is_empty())
-            .then(|| self.cohort_infections as f64 / self.first_cohort.len() as f64)
-    }
-
-    /// Whether boid `id` is in the first cohort's initial infection.
-    pub fn in_first_infection(&self, id: u64) -> bool {
-        self.in_first_infection
-            .get(id as usize)
-            .copied()
-            .unwrap_or(false)
-    }
-
-    /// Boid `id`'s initial infection has ended (a later reinfection does not count).
-    pub(super) fn end_first_infection(&mut self, id: u64) {
-        if let Some(flag) = self.in_first_infection.get_mut(id as usize) {
-            *flag = false;
-        }
-    }
-
     fn mark(&mut self, id: u64) {
         let k = id as usize;
         if self.seen.len() <= k {
@@ -89,16 +66,7 @@ pub(super) fn track_epidemic(
     let s = &*neighbours.snapshot;
     if !stats.started {
         stats.started = true;
-        for i in 0..s.len() {
-            if s.disease[i].is_infected() {
-                let id = s.id[i];
-                stats.first_cohort.push(id);
-                if stats.in_first_infection.len() <= id as usize {
-                    stats.in_first_infection.resize(id as usize + 1, false);
-                }
-                stats.in_first_infection[id as usize] = true;
-            }
-        }
+        stats.first_cohort = s.disease.iter().filter(|d| d.is_infected()).count() as u64;
     }
     let mut infected = 0u64;
     for i in 0..s.len() {

@@ -86,18 +86,45 @@ fn certain_infection_within_radius_only() {
         (Vec2::new(120.0, 100.0), Swarm::Normal, S), // 20 < 30·0.8 = 24
         (Vec2::new(125.0, 100.0), Swarm::Normal, S), // 25 > 24
         (Vec2::new(85.0, 100.0), Swarm::Doctor, S),  // other swarm
+        (Vec2::new(100.0, 115.0), Swarm::Antivax, S), // one population with Normals
     ]);
     let t = decide(&b, &params, 0, 0.0, 1.0 / 60.0);
-    assert_eq!(t, vec![(1, Transition::Infect { source: Some(0) })]);
+    assert_eq!(
+        t,
+        vec![
+            (1, Transition::Infect { source: Some(0) }),
+            (4, Transition::Infect { source: Some(0) })
+        ]
+    );
     params.cross_swarm_infection = true;
     let t = decide(&b, &params, 0, 0.0, 1.0 / 60.0);
     assert_eq!(
         t,
         vec![
             (1, Transition::Infect { source: Some(0) }),
-            (3, Transition::Infect { source: Some(0) })
+            (3, Transition::Infect { source: Some(0) }),
+            (4, Transition::Infect { source: Some(0) })
         ]
     );
+}
+
+#[test]
+fn antivax_and_normal_boids_infect_each_other_but_not_doctors() {
+    let params = EpidemicConfig::default();
+    for (target, source, mix) in [
+        (Swarm::Antivax, Swarm::Normal, true),
+        (Swarm::Normal, Swarm::Antivax, true),
+        (Swarm::Antivax, Swarm::Antivax, true),
+        (Swarm::Doctor, Swarm::Antivax, false),
+        (Swarm::Normal, Swarm::Doctor, false),
+        (Swarm::Doctor, Swarm::Doctor, true),
+    ] {
+        assert_eq!(
+            swarms_mix(&params, target, source),
+            mix,
+            "{target:?} ← {source:?}"
+        );
+    }
 }
 
 #[test]

@@ -22,8 +22,9 @@ fn reduce(x: wide::f32x8) -> f32 {
 /// own neighbourhood (offset exactly zero, so it adds 1 to each count it is within radius of
 /// and its own velocity to the alignment sum); that is taken back out at the end. The float
 /// sums are grouped differently from the one-by-one path, so the two agree within rounding.
-/// `INVERSE_SQUARE` also accumulates [`FlockSums::away_sq`] (only the pygame model needs it).
-pub fn lane_sums<const INVERSE_SQUARE: bool>(
+/// `INVERSE_SQUARE` also accumulates [`FlockSums::away_sq`] (only the pygame model needs it),
+/// `UNIT` [`FlockSums::away_unit`] (only the report model does).
+pub fn lane_sums<const INVERSE_SQUARE: bool, const UNIT: bool>(
     near: &Near,
     p: Vec2,
     v: Vec2,
@@ -39,7 +40,7 @@ pub fn lane_sums<const INVERSE_SQUARE: bool>(
         f32x8::splat(r.coh2),
     );
     let (eps, me) = (f32x8::splat(eps2), f32x8::splat(swarm as f32));
-    let mut acc = [f32x8::ZERO; 13];
+    let mut acc = [f32x8::ZERO; 15];
     let served = near.lanes(p, |l| {
         let (dx, dy) = (l.dx, l.dy);
         let d2 = dx * dx + dy * dy;
@@ -55,6 +56,11 @@ pub fn lane_sums<const INVERSE_SQUARE: bool>(
             let inv3 = inv / d2.max(eps).sqrt();
             acc[11] -= dx * inv3;
             acc[12] -= dy * inv3;
+        }
+        if UNIT {
+            let inv1 = ws * (d2.cmp_ge(eps) & one) / d2.max(eps).sqrt();
+            acc[13] -= dx * inv1;
+            acc[14] -= dy * inv1;
         }
         acc[3] -= dx * ws;
         acc[4] -= dy * ws;
@@ -76,6 +82,7 @@ pub fn lane_sums<const INVERSE_SQUARE: bool>(
         away: Vec2::new(sum(1), sum(2)),
         away_raw: Vec2::new(sum(3), sum(4)),
         away_sq: Vec2::new(sum(11), sum(12)),
+        away_unit: Vec2::new(sum(13), sum(14)),
         n_sep: sum(0) as u32 - own_sep,
         velocity: Vec2::new(sum(6), sum(7)) - v * own_ali as f32,
         n_ali: sum(5) as u32 - own_ali,

@@ -1,6 +1,6 @@
 //! Flocking steering (docs/model.md §4): separation across all swarms, alignment and cohesion
 //! within a swarm, field of view, noise; the baseline Shiffman Model B plus the `hybrid`,
-//! `adams` and `pygame` models. The maths is in `models`, the SIMD gathering in `gather`;
+//! `adams`, `pygame` and `report` models. The maths is in `models`, the SIMD gathering in `gather`;
 //! `steer_boids` (phase `SimSystems::Steer`) traverses every boid's neighbourhood once, calls
 //! them, and writes `Steering::flocking` and `Steering::noise`, in parallel over boids.
 
@@ -60,8 +60,8 @@ pub fn flocking_forces(
     dt: f32,
     step: u64,
 ) -> Vec<(Vec2, Vec2)> {
-    let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s)));
     let model = config.steering_model;
+    let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s), model));
     let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
     index.map_near(
         snapshot,
@@ -76,14 +76,16 @@ pub fn flocking_forces(
             let me = swarm.index() as u8;
             let simd = match (r.cos_fov, model) {
                 (Some(_), _) => None,
-                (None, SteeringModel::Pygame) => lane_sums::<true>(near, p, v, me, r),
-                (None, _) => lane_sums::<false>(near, p, v, me, r),
+                (None, SteeringModel::Pygame) => lane_sums::<true, false>(near, p, v, me, r),
+                (None, SteeringModel::Report) => lane_sums::<false, true>(near, p, v, me, r),
+                (None, _) => lane_sums::<false, false>(near, p, v, me, r),
             };
             let sums = simd.unwrap_or_else(|| {
                 let mut sums = FlockSums::default();
                 near.for_each_within(p, r.query_radius, |j, offset| {
                     if j != i {
-                        sums.add(r, v, offset, snapshot.vel[j], snapshot.swarm[j] == swarm);
+                        let same = snapshot.swarm[j] == swarm && !snapshot.isolated[j];
+                        sums.add(r, v, offset, snapshot.vel[j], same);
                     }
                 });
                 sums

@@ -1,6 +1,7 @@
 //! The steering models' maths (docs/model.md §4) as pure functions: the per-neighbour sums of
 //! each rule ([`FlockSums`]), field of view, and the weighted flocking force of each model —
-//! Shiffman's Model B (the baseline), `hybrid`, `adams` and `pygame` — plus the noise kick.
+//! Shiffman's Model B (the baseline), `hybrid`, `adams`, `pygame` and the flocking report's own
+//! `report` model — plus the noise kick.
 //! No systems live here.
 
 use bevy::prelude::*;
@@ -43,18 +44,39 @@ pub struct Rules {
     pub query_radius: f32,
     /// Its square.
     pub query2: f32,
+    /// Also sum the unit vectors away from separation neighbours ([`FlockSums::away_unit`]).
+    pub unit_separation: bool,
 }
 
 impl Rules {
-    /// Precomputes squared radii and the FOV cosine.
-    pub fn new(p: &SwarmParams) -> Self {
+    /// Precomputes squared radii and the FOV cosine for a swarm under `model`. The `report`
+    /// model has one perception radius for all three rules, the swarm's `alignment_radius`,
+    /// and counts a neighbour at exactly that distance (`d ≤ R`): its squared radius is the
+    /// next float above `R²`, so the strict tests every model shares accept `d² = R²`.
+    pub fn new(p: &SwarmParams, model: SteeringModel) -> Self {
+        let cos_fov = (p.fov < FULL_FOV).then(|| libm::cosf(p.fov));
+        if model == SteeringModel::Report {
+            let r = p.alignment_radius;
+            let r2 = (r * r).next_up();
+            let reach = r.next_up();
+            return Self {
+                sep2: r2,
+                ali2: r2,
+                coh2: r2,
+                cos_fov,
+                query_radius: reach,
+                query2: reach * reach,
+                unit_separation: true,
+            };
+        }
         Self {
             sep2: p.separation_radius * p.separation_radius,
             ali2: p.alignment_radius * p.alignment_radius,
             coh2: p.cohesion_radius * p.cohesion_radius,
-            cos_fov: (p.fov < FULL_FOV).then(|| libm::cosf(p.fov)),
+            cos_fov,
             query_radius: p.query_radius(),
             query2: p.query_radius() * p.query_radius(),
+            unit_separation: false,
         }
     }
 }
@@ -68,6 +90,9 @@ pub struct FlockSums {
     pub away_raw: Vec2,
     /// Σ unit(p_i − p_j)/d_ij² over separation neighbours (inverse square, for pygame).
     pub away_sq: Vec2,
+    /// Σ unit(p_i − p_j) over separation neighbours (unit vectors, for the report model; only
+    /// summed when [`Rules::unit_separation`]).
+    pub away_unit: Vec2,
     /// Separation neighbour count.
     pub n_sep: u32,
     /// Σ v_j over same-swarm alignment neighbours.
@@ -105,6 +130,9 @@ impl FlockSums {
             if d2 >= UNIT_EPSILON * UNIT_EPSILON {
                 self.away -= offset / d2;
                 self.away_sq -= offset / (d2 * d2.sqrt());
+                if rules.unit_separation {
+                    self.away_unit -= offset / d2.sqrt();
+                }
             }
         }
         self.n_ali += ali;
@@ -143,19 +171,22 @@ pub fn cohesion(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> Vec2 {
     steer(sums.toward / sums.n_coh as f32, v, p.max_speed, p.max_force)
 }
 
+/// `v_max·unit(sum / n) − v`: a Reynolds steer toward the mean of `n` vectors without
+/// truncation; zero without neighbours.
+fn untruncated(sum: Vec2, n: u32, v: Vec2, v_max: f32) -> Vec2 {
+    if n > 0 {
+        unit(sum / n as f32) * v_max - v
+    } else {
+        Vec2::ZERO
+    }
+}
+
 /// Alignment `unit(mean v_j)·v_max − v` and cohesion `unit(mean d_ij)·v_max − v` without the
-/// per-rule truncation (the `hybrid` and `pygame` models); zero without neighbours.
+/// per-rule truncation (the `hybrid`, `pygame` and `report` models); zero without neighbours.
 fn untruncated_steers(sums: &FlockSums, v: Vec2, p: &SwarmParams) -> (Vec2, Vec2) {
-    let toward = |sum: Vec2, n: u32| {
-        if n > 0 {
-            unit(sum / n as f32) * p.max_speed - v
-        } else {
-            Vec2::ZERO
-        }
-    };
     (
-        toward(sums.velocity, sums.n_ali),
-        toward(sums.toward, sums.n_coh),
+        untruncated(sums.velocity, sums.n_ali, v, p.max_speed),
+        untruncated(sums.toward, sums.n_coh, v, p.max_speed),
     )
 }
 
@@ -190,6 +221,14 @@ pub fn flocking_force(
         SteeringModel::Pygame => {
             let (ali, coh) = untruncated_steers(sums, v, p);
             ws * sums.away_sq + wa * ali + wc * coh
+        }
+        // The flocking report's model: one radius, separation from the mean of unit vectors
+        // away (no 1/d), each rule `w·(v_max·unit(·) − v)` with no truncation and no clamp;
+        // F_max is not used.
+        SteeringModel::Report => {
+            let (ali, coh) = untruncated_steers(sums, v, p);
+            let sep = untruncated(sums.away_unit, sums.n_sep, v, p.max_speed);
+            ws * sep + wa * ali + wc * coh
         }
         // Adams' per-frame velocity increments in px/frame become px/s increments (×60 on the
         // position terms), and scaling each increment by dt·60 makes it a per-second rate:

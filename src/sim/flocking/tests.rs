@@ -15,7 +15,16 @@ fn close(a: Vec2, b: Vec2) -> bool {
 }
 
 fn sums_of(me_vel: Vec2, neighbours: &[(Vec2, Vec2, bool)], p: &SwarmParams) -> FlockSums {
-    let rules = Rules::new(p);
+    sums_under(SteeringModel::Shiffman, me_vel, neighbours, p)
+}
+
+fn sums_under(
+    model: SteeringModel,
+    me_vel: Vec2,
+    neighbours: &[(Vec2, Vec2, bool)],
+    p: &SwarmParams,
+) -> FlockSums {
+    let rules = Rules::new(p, model);
     let mut s = FlockSums::default();
     for &(offset, vel, same) in neighbours {
         s.add(&rules, me_vel, offset, vel, same);
@@ -158,12 +167,78 @@ fn adams_reproduces_its_per_frame_update_at_60_fps() {
     assert!(close(f / 60.0, kick_f * 60.0), "{f} vs {kick_f}");
 }
 
-const ALL_MODELS: [SteeringModel; 4] = [
+const ALL_MODELS: [SteeringModel; 5] = [
     SteeringModel::Shiffman,
     SteeringModel::Hybrid,
     SteeringModel::Adams,
     SteeringModel::Pygame,
+    SteeringModel::Report,
 ];
+
+#[test]
+fn report_separation_is_the_mean_of_unit_vectors_with_one_radius() {
+    // The report's model, R = 50 (alignment_radius): neighbours at (10, 0) and (0, −40) of
+    // another swarm, and one at (60, 0) beyond R. s = (−1, 0) + (0, 1) = (−1, 1) — unit
+    // vectors, no 1/d (Model B would weigh the near one four times as much); with v = (100, 0)
+    // and w_sep = 1: f_sep = 180·unit(s/2) − v = (−127.28, 127.28) − (100, 0), not truncated.
+    let mut p = params();
+    p.separation_radius = 5.0; // ignored by the report model
+    p.cohesion_radius = 5.0;
+    p.separation_weight = 1.0;
+    let v = Vec2::new(100.0, 0.0);
+    let s = sums_under(
+        SteeringModel::Report,
+        v,
+        &[
+            (Vec2::new(10.0, 0.0), Vec2::ZERO, false),
+            (Vec2::new(0.0, -40.0), Vec2::ZERO, false),
+            (Vec2::new(60.0, 0.0), Vec2::ZERO, false),
+        ],
+        &p,
+    );
+    assert_eq!(s.n_sep, 2);
+    assert!(close(s.away_unit, Vec2::new(-1.0, 1.0)), "{}", s.away_unit);
+    let f = flocking_force(SteeringModel::Report, &s, v, &p, 1.0);
+    let h = 180.0 / 2f32.sqrt();
+    assert!(close(f, Vec2::new(-h - 100.0, h)), "{f}");
+    assert!(
+        f.length() > p.max_force,
+        "no truncation: |f| = {}",
+        f.length()
+    );
+}
+
+#[test]
+fn report_alignment_and_cohesion_share_the_radius_and_count_it_inclusively() {
+    // One same-swarm neighbour at exactly R = 50 px (d ≤ R counts) moving (0, 100); the boid
+    // moves (100, 0). Alignment: w_ali·(180·(0, 1) − (100, 0)) = (−100, 180); cohesion toward
+    // (50, 0): w_coh·(180·(1, 0) − (100, 0)) = (80, 0); separation from the same neighbour
+    // (one radius for all three rules): w_sep·(180·(−1, 0) − (100, 0)) = (−280, 0).
+    let mut p = params();
+    (p.alignment_weight, p.cohesion_weight, p.separation_weight) = (1.0, 1.0, 0.5);
+    let v = Vec2::new(100.0, 0.0);
+    let s = sums_under(
+        SteeringModel::Report,
+        v,
+        &[(Vec2::new(50.0, 0.0), Vec2::new(0.0, 100.0), true)],
+        &p,
+    );
+    assert_eq!((s.n_sep, s.n_ali, s.n_coh), (1, 1, 1));
+    let f = flocking_force(SteeringModel::Report, &s, v, &p, 1.0);
+    let want = Vec2::new(-100.0, 180.0) + Vec2::new(80.0, 0.0) + 0.5 * Vec2::new(-280.0, 0.0);
+    assert!(close(f, want), "{f} vs {want}");
+    // Model B would see no separation neighbour at 50 px (r_sep = 25) and cap each rule.
+    let b = sums_of(
+        v,
+        &[(Vec2::new(50.0, 0.0), Vec2::new(0.0, 100.0), true)],
+        &p,
+    );
+    assert_eq!(
+        (b.n_sep, b.n_ali),
+        (0, 0),
+        "50 px is not < r_ali = 50 under Model B"
+    );
+}
 
 #[test]
 fn pygame_separation_is_an_inverse_square_sum() {

@@ -46,6 +46,11 @@ pub struct Tally {
     pub promoted: u64,
 }
 
+/// How many interventions are active (written by `sim::interventions`, sampled into
+/// `metrics.csv`).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ActiveInterventions(pub u32);
+
 /// Every sample of the run, plus when the next one is due.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct MetricsLog {
@@ -159,13 +164,20 @@ pub fn measure(
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Tally>()
         .init_resource::<MetricsLog>()
+        .init_resource::<ActiveInterventions>()
         .add_observer(reset_metrics)
         .add_systems(FixedUpdate, record_metrics.in_set(SimSystems::Sample));
 }
 
-fn reset_metrics(_: Trigger<RunStarted>, mut tally: ResMut<Tally>, mut log: ResMut<MetricsLog>) {
+fn reset_metrics(
+    _: Trigger<RunStarted>,
+    mut tally: ResMut<Tally>,
+    mut log: ResMut<MetricsLog>,
+    mut active: ResMut<ActiveInterventions>,
+) {
     *tally = Tally::default();
     *log = MetricsLog::default();
+    *active = ActiveInterventions::default();
 }
 
 /// Updates the growth rate every step and records a sample when one is due (always on the
@@ -174,6 +186,7 @@ fn record_metrics(
     config: Res<SimConfig>,
     clock: Res<SimClock>,
     mode: Res<StepMode>,
+    active: Res<ActiveInterventions>,
     neighbours: Neighbours,
     mut tally: ResMut<Tally>,
     mut log: ResMut<MetricsLog>,
@@ -205,7 +218,7 @@ fn record_metrics(
     if !due || already {
         return;
     }
-    let sample = measure(
+    let mut sample = measure(
         now,
         snapshot,
         &neighbours.index(),
@@ -213,6 +226,7 @@ fn record_metrics(
         &tally,
         log.growth_rate,
     );
+    sample.interventions_active = active.0;
     log.samples.push(sample);
     log.next_due = next_sample_time(now, half_step, config.sample_every);
 }

@@ -63,6 +63,9 @@ pub struct Sample {
     pub overall: GroupSample,
     /// dI/dt smoothed with a 1 s time constant, boids/s.
     pub growth_rate_per_s: f64,
+    /// Interventions active at this time (docs/model.md §11).
+    #[serde(default)]
+    pub interventions_active: u32,
     /// Per swarm, in `Swarm::ALL` order.
     pub swarms: [GroupSample; 3],
 }
@@ -254,6 +257,7 @@ impl Sample {
                 .map(|m| m.name.to_string()),
         );
         cols.push("growth_rate_per_s".into());
+        cols.push("interventions_active".into());
         for swarm in Swarm::ALL {
             cols.extend(
                 SWARM_MEASURES
@@ -272,7 +276,11 @@ impl Sample {
             out.push(',');
             (m.read)(&self.overall).write(&mut out);
         }
-        let _ = write!(out, ",{:.6}", self.growth_rate_per_s);
+        let _ = write!(
+            out,
+            ",{:.6},{}",
+            self.growth_rate_per_s, self.interventions_active
+        );
         for g in &self.swarms {
             for m in &SWARM_MEASURES {
                 out.push(',');

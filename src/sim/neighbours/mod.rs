@@ -30,7 +30,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_spatial::kdtree::KDTree2;
 
-use crate::sim::agent::{AgentId, Boid, Health, Position, Velocity};
+use crate::sim::agent::{AgentId, Boid, Health, Isolated, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
 use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
@@ -183,6 +183,7 @@ pub(super) fn plugin(app: &mut App) {
 fn capture_snapshot(
     config: Res<SimConfig>,
     boids: Query<(Entity, &AgentId, &Position, &Velocity, &Swarm, &Health), With<Boid>>,
+    isolated: Query<Entity, (With<Boid>, With<Isolated>)>,
     mut snapshot: ResMut<Snapshot>,
     mut state: ResMut<IndexState>,
 ) {
@@ -204,6 +205,9 @@ fn capture_snapshot(
         disease: health.disease,
     }));
     snapshot.fill(space, &mut rows);
+    for entity in &isolated {
+        snapshot.isolate(entity);
+    }
     state.rows = rows;
 }
 

@@ -26,6 +26,9 @@ pub struct Snapshot {
     pub swarm: Vec<Swarm>,
     /// Disease state at the start of the step.
     pub disease: Vec<Disease>,
+    /// Isolated by test-and-isolate (docs/model.md §11): infects and attracts no one. All
+    /// `false` until [`Snapshot::isolate`] says otherwise.
+    pub isolated: Vec<bool>,
     /// `Entity::index()` → slot + 1 (0 = not a boid).
     slot_by_entity: Vec<u32>,
 }
@@ -70,6 +73,8 @@ impl Snapshot {
         self.vel.clear();
         self.swarm.clear();
         self.disease.clear();
+        self.isolated.clear();
+        self.isolated.resize(rows.len(), false);
         self.slot_by_entity.clear();
         for (slot, r) in rows.iter().enumerate() {
             self.entity.push(r.entity);
@@ -107,6 +112,19 @@ impl Snapshot {
     pub fn slot_of(&self, entity: Entity) -> Option<usize> {
         let slot = *self.slot_by_entity.get(entity.index() as usize)? as usize;
         (slot > 0 && self.entity[slot - 1] == entity).then(|| slot - 1)
+    }
+
+    /// Marks the boid of `entity` as isolated.
+    pub fn isolate(&mut self, entity: Entity) {
+        if let Some(slot) = self.slot_of(entity) {
+            self.isolated[slot] = true;
+        }
+    }
+
+    /// Whether slot `j` is infected and can pass it on (not isolated).
+    #[inline]
+    pub fn is_contagious(&self, j: usize) -> bool {
+        self.disease[j].is_infected() && !self.isolated[j]
     }
 
     /// The slot of an id (binary search: ids are ascending).

@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use crate::sim::config::{SimConfig, scenarios_dir};
+use crate::sim::interventions::{InterventionLog, as_configured};
 use crate::view::input::Action;
 use crate::view::link::{CurrentScenario, link_for, link_query};
 
@@ -21,6 +22,9 @@ pub struct FilesState {
     pub scenarios: Vec<PathBuf>,
     /// The one chosen in the combo box.
     pub chosen: usize,
+    /// The running scenario the choice was last set to (the combo box shows the running
+    /// scenario until the user picks another).
+    pub shown_for: String,
 }
 
 impl Default for FilesState {
@@ -29,6 +33,7 @@ impl Default for FilesState {
             save_path: "my-scenario.toml".into(),
             scenarios: shipped_files(),
             chosen: 0,
+            shown_for: String::new(),
         }
     }
 }
@@ -69,6 +74,7 @@ pub(super) struct Files<'w> {
     state: ResMut<'w, FilesState>,
     config: Res<'w, SimConfig>,
     current: Res<'w, CurrentScenario>,
+    interventions: Res<'w, InterventionLog>,
 }
 
 /// Draws the files section.
@@ -79,11 +85,27 @@ pub(super) fn show(ui: &mut egui::Ui, f: &mut Files, actions: &mut EventWriter<A
             // Shown relative to assets/scenarios (e.g. matrix/B2_D2.toml).
             let root = scenarios_dir();
             let name = |p: &PathBuf| {
-                p.strip_prefix(&root)
+                let n = p
+                    .strip_prefix(&root)
                     .unwrap_or(p)
                     .to_string_lossy()
-                    .into_owned()
+                    .into_owned();
+                // The 1.4-million-boid city is meant for headless runs.
+                if n.trim_end_matches(".toml") == "city" {
+                    format!("{n} (1.4 M boids: headless-sized)")
+                } else {
+                    n
+                }
             };
+            if state.shown_for != f.current.0 {
+                state.shown_for = f.current.0.clone();
+                if let Some(k) = state.scenarios.iter().position(|p| {
+                    crate::view::control::scenario_name(p) == f.current.0
+                        || p.with_extension("").ends_with(&f.current.0)
+                }) {
+                    state.chosen = k;
+                }
+            }
             state.chosen = state.chosen.min(state.scenarios.len() - 1);
             egui::ComboBox::from_id_salt("scenario")
                 .selected_text(name(&state.scenarios[state.chosen]))
@@ -114,7 +136,10 @@ pub(super) fn show(ui: &mut egui::Ui, f: &mut Files, actions: &mut EventWriter<A
     if ui.button("Export metrics CSV (E)").clicked() {
         actions.write(Action::ExportCsv);
     }
-    let query = link_query(&link_for(&f.current.0, &f.config));
+    let query = link_query(&link_for(
+        &f.current.0,
+        &as_configured(&f.config, &f.interventions),
+    ));
     if cfg!(target_arch = "wasm32") {
         ui.horizontal(|ui| {
             if ui

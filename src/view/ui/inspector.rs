@@ -134,6 +134,7 @@ fn transmission_ui(world: &World, entity: Entity, ui: &mut egui::Ui) -> Option<E
                     }
                     (None, Cause::Initial) => "nobody (infected at the start)",
                     (None, Cause::Born) => "nobody (born infected)",
+                    (None, Cause::Imported) => "nobody (imported by an intervention)",
                     (None, _) => "nobody (spontaneous)",
                 };
                 ui.label(none);

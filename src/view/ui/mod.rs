@@ -1,4 +1,5 @@
-//! The egui panels. Left: run controls, live counts, whole-run plots, every parameter (built
+//! The egui panels. Left: run controls, live counts, whole-run plots, interventions (the
+//! scenario's, with switches, and "apply now"), every parameter (built
 //! from the config's key table), scenario load/save and metrics export, and what the world view
 //! shows — one function per section, each with the `SystemParam` it reads. Right: the
 //! inspector of the selected boid and a world browser. Plus the keyboard help. The panels
@@ -12,6 +13,7 @@ mod display;
 mod files;
 pub mod help;
 mod inspector;
+mod interventions;
 pub mod parameters;
 mod plots;
 
@@ -63,6 +65,7 @@ fn left_panel(
     counts: counts::Counts,
     mut plots: plots::Plots,
     mut parameters: parameters::Parameters,
+    mut interventions: interventions::Interventions,
     mut files: files::Files,
     mut display: display::Display,
 ) -> Result {
@@ -94,6 +97,9 @@ fn left_panel(
                 egui::CollapsingHeader::new("Plots")
                     .default_open(true)
                     .show(ui, |ui| plots::show(ui, &mut plots));
+                egui::CollapsingHeader::new("Interventions (what if?)")
+                    .default_open(false)
+                    .show(ui, |ui| interventions::show(ui, &mut interventions));
                 egui::CollapsingHeader::new("Parameters")
                     .default_open(false)
                     .show(ui, |ui| parameters::show(ui, &mut parameters));

@@ -1,16 +1,17 @@
 //! Panel section: plots over the whole run — S/I/R/dead, the reproduction numbers (Cori R_t with
 //! its 95 % credible interval and R_c, from the transmission record), infected per swarm,
 //! polarisation and cohesion per swarm, and the flock structure per swarm (largest flock, nn_cv,
-//! milling, elongation; docs/model.md §8).
+//! milling, elongation; docs/model.md §8). Interventions' spans shade the S/I/R and R plots.
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_egui::egui;
-use egui_plot::{Legend, Line, Plot, PlotPoints};
+use egui_plot::{Legend, Line, Plot, PlotPoints, Polygon};
 
 use super::color32;
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
+use crate::sim::interventions::InterventionLog;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::reproduction::{RtRow, reproduction_series};
 use crate::sim::swarm::Swarm;
@@ -29,6 +30,7 @@ pub(super) struct Plots<'w, 's> {
     transmissions: Res<'w, TransmissionLog>,
     config: Res<'w, SimConfig>,
     clock: Res<'w, SimClock>,
+    interventions: Res<'w, InterventionLog>,
     rt: Local<'s, RtCache>,
 }
 
@@ -48,7 +50,8 @@ impl Plots<'_, '_> {
         let log = &*self.transmissions;
         let key = (log.records.len(), log.ended.len(), window.to_bits(), bins);
         if self.rt.key != key {
-            self.rt.rows = reproduction_series(&log.records, window, self.clock.time);
+            self.rt.rows =
+                reproduction_series(&log.records, window, self.config.dt, self.clock.time);
             self.rt.key = key;
         }
         &self.rt.rows
@@ -67,11 +70,11 @@ fn rt_lines(rows: &[RtRow]) -> Vec<Line<'static>> {
     let blue = egui::Color32::from_rgb(90, 160, 255);
     let t_end = rows.last().map_or(1.0, |r| r.time_s);
     vec![
-        Line::new("R_t", pick(|r| r.rt.map(|x| x[0]))).color(blue),
-        Line::new("95 % CrI", pick(|r| r.rt.map(|x| x[1])))
+        Line::new("R_t", pick(|r| r.reported().map(|x| x[0]))).color(blue),
+        Line::new("95 % CrI", pick(|r| r.reported().map(|x| x[1])))
             .color(blue.gamma_multiply(0.45))
             .width(1.0),
-        Line::new("95 % CrI", pick(|r| r.rt.map(|x| x[2])))
+        Line::new("95 % CrI", pick(|r| r.reported().map(|x| x[2])))
             .color(blue.gamma_multiply(0.45))
             .width(1.0),
         Line::new("R_c", pick(|r| r.rc)).color(egui::Color32::from_rgb(255, 160, 60)),
@@ -115,16 +118,48 @@ fn series(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> PlotPoints<
     PlotPoints::from(pts)
 }
 
+/// Shaded spans of the interventions, 0 to `top`, one legend entry per name.
+fn span_shades(spans: &[(String, f64, f64)], top: f64) -> Vec<Polygon<'static>> {
+    spans
+        .iter()
+        .map(|(name, from, to)| {
+            let to = to.max(from + 0.05);
+            Polygon::new(
+                format!("⧗ {name}"),
+                PlotPoints::from(vec![[*from, 0.0], [to, 0.0], [to, top], [*from, top]]),
+            )
+            .fill_color(egui::Color32::from_rgba_unmultiplied(150, 100, 220, 40))
+            .stroke(egui::Stroke::NONE)
+        })
+        .collect()
+}
+
 fn plot(ui: &mut egui::Ui, id: &str, y_label: &str, lines: Vec<Line<'static>>) {
+    plot_with(ui, id, y_label, lines, Vec::new());
+}
+
+fn plot_with(
+    ui: &mut egui::Ui,
+    id: &str,
+    y_label: &str,
+    lines: Vec<Line<'static>>,
+    shades: Vec<Polygon<'static>>,
+) {
     Plot::new(id)
         .height(PLOT_HEIGHT)
-        .legend(Legend::default())
+        .legend(Legend::default().background_alpha(0.55))
         .x_axis_label("time (s)")
         .y_axis_label(y_label)
+        // A flat series (no one infected yet) still gets numbers on its axis.
+        .include_y(0.0)
+        .include_y(1.0)
         .allow_scroll(false)
         .allow_drag(false)
         .allow_zoom(false)
         .show(ui, |p| {
+            for shade in shades {
+                p.polygon(shade);
+            }
             for line in lines {
                 p.line(line);
             }
@@ -151,10 +186,17 @@ fn per_swarm(samples: &[Sample], f: Measure) -> Vec<Line<'static>> {
 /// Draws every plot.
 pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
     let window = p.config.rt_window;
-    let rt = rt_lines(p.rt_rows());
+    let rt_rows = p.rt_rows().to_vec();
+    let rt_top = rt_rows
+        .iter()
+        .filter_map(|r| r.reported().map(|x| x[0]))
+        .fold(2.0, f64::max);
+    let rt = rt_lines(&rt_rows);
     let s = &p.log.samples;
+    let spans = p.interventions.spans(p.clock.time);
+    let alive_top = s.iter().map(|x| x.overall.alive as f64).fold(1.0, f64::max);
     let colour = |tint| color32(boid_colour(Swarm::Normal, tint));
-    plot(
+    plot_with(
         ui,
         "sir",
         "boids",
@@ -168,17 +210,17 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
             Line::new("dead", series(s, |x| Some(x.overall.dead as f64)))
                 .color(egui::Color32::from_gray(90)),
         ],
+        span_shades(&spans, alive_top),
     );
     ui.label(
         egui::RichText::new(format!(
-            "R_t: new infections per unit of current infectiousness over the last {window:.3} s \
-             (Cori; band 95 %) · R_c: mean boids infected by those infected in that window, \
-             once all have ended"
+            "R_t: new infections per unit of current infectiousness over the last {window} s \
+             (Cori; band 95 %; shown once the data outweigh the prior) · R_c: mean boids \
+             infected by those infected in that window, once all have ended"
         ))
-        .small()
         .weak(),
     );
-    plot(ui, "rt", "R", rt);
+    plot_with(ui, "rt", "R", rt, span_shades(&spans, rt_top * 1.2));
     for (id, label, f) in &PER_SWARM[..BEFORE_STRUCTURE] {
         plot(ui, id, label, per_swarm(s, *f));
     }
@@ -191,7 +233,6 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
                      nearest-neighbour distances (lattice ≈ 0, random ≈ 0.5) · milling: 1 = \
                      circling a centre · elongation: 0 round, 1 a line",
                 )
-                .small()
                 .weak(),
             );
             for (id, label, f) in &PER_SWARM[BEFORE_STRUCTURE..] {

@@ -174,6 +174,7 @@ fn every_enum_of_the_config_is_named_as_serde_names_it() {
         SteeringModel::Hybrid,
         SteeringModel::Adams,
         SteeringModel::Pygame,
+        SteeringModel::Report,
     ]);
     names_agree(&[IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute]);
     names_agree(&[

@@ -228,7 +228,13 @@ impl Grid {
             self.vx[at] = v.x;
             self.vy[at] = v.y;
             self.swarm[at] = snapshot.swarm[slot];
-            self.swarm_f[at] = snapshot.swarm[slot].index() as f32;
+            // An isolated boid is of no swarm for alignment and cohesion (it attracts no one)
+            // but is still kept apart from (docs/model.md §11).
+            self.swarm_f[at] = if snapshot.isolated[slot] {
+                -2.0
+            } else {
+                snapshot.swarm[slot].index() as f32
+            };
         }
         for at in n..padded {
             self.x[at] = FAR;

@@ -1,6 +1,9 @@
-//! The `pandemic-boids` binary on a desktop: parse the command line, then open the window or run
-//! headless. Every error is printed as one line; usage and config errors exit with 2, others
-//! with 1.
+//! The whole command-line tool — every subcommand and the window — as a library function, so a
+//! user's own binary is the tool plus their systems: [`main_with`] registers their plugin (and
+//! their config sections, `sim::extensions`) for every simulation and the app this process
+//! builds, then parses the command line and opens the window or runs headless, exactly as
+//! `pandemic-boids` does ([`main`]). Every error is printed as one line; usage and config errors
+//! exit with 2, others with 1.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -9,24 +12,40 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 use clap::error::ErrorKind;
 
-use pandemic_boids::run::bench::{BenchOptions, write_json};
-use pandemic_boids::run::cli::{
-    BenchArgs, Cli, Command, ExperimentArgs, MergeArgs, PlotArgs, RunArgs, SweepArgs, VideoOverlay,
+use crate::run::bench::{BenchOptions, write_json};
+use crate::run::cli::{
+    BenchArgs, Cli, Command, CompareArgs, ExperimentArgs, MergeArgs, PlotArgs, RunArgs, SweepArgs,
+    VideoOverlay,
 };
-use pandemic_boids::run::experiment::{ExperimentOptions, expand_scenarios};
-use pandemic_boids::run::headless::{self, RunOptions, StepObserver};
-use pandemic_boids::run::jobs::JobStatus;
-use pandemic_boids::run::sweep::SweepOptions;
-use pandemic_boids::sim::config::{ConfigError, SimConfig, default_scenario};
-use pandemic_boids::view;
-use pandemic_boids::view::video::{Recorder, VideoOptions};
+use crate::run::compare::CompareOptions;
+use crate::run::experiment::{ExperimentOptions, expand_scenarios};
+use crate::run::headless::{self, RunOptions, StepObserver};
+use crate::run::jobs::JobStatus;
+use crate::run::sweep::SweepOptions;
+use crate::sim::config::{ConfigError, SimConfig, default_scenario};
+use crate::view;
+use crate::view::video::{Recorder, VideoOptions};
 
 /// Exit code for bad usage or configuration.
 const USAGE: u8 = 2;
 /// Exit code after Ctrl-C (128 + SIGINT), files complete.
 const INTERRUPTED: u8 = 130;
 
+/// The `pandemic-boids` program.
 pub fn main() -> ExitCode {
+    run_cli()
+}
+
+/// The `pandemic-boids` program plus `extend` (e.g. `|app| { app.add_plugins(my_rule); }`),
+/// applied to every simulation — `run`, `experiment`, `sweep`, `compare`, `bench` — and to the
+/// window. A config section of the extension is declared with
+/// [`sim::extensions::add_section`](crate::sim::extensions::add_section) before calling this.
+pub fn main_with(extend: impl Fn(&mut bevy::prelude::App) + Send + Sync + 'static) -> ExitCode {
+    crate::sim::extensions::add_plugin(extend);
+    run_cli()
+}
+
+fn run_cli() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -39,15 +58,7 @@ pub fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // clap's first paragraph says what is wrong (it may wrap onto indented lines).
-            let text = e.render().to_string();
-            let first: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .skip_while(|l| l.is_empty())
-                .take_while(|l| !l.is_empty())
-                .collect();
-            eprintln!("{} (see pandemic-boids --help)", first.join(" "));
+            eprintln!("{}", one_line_usage_error(&e.render().to_string()));
             return ExitCode::from(USAGE);
         }
     };
@@ -59,7 +70,7 @@ pub fn main() -> ExitCode {
                     .scenario
                     .as_deref()
                     .map_or("default".into(), view::control::scenario_name);
-                pandemic_boids::run_app(config, &name);
+                crate::run_app(config, &name);
                 ExitCode::SUCCESS
             }
             Err(e) => fail(USAGE, e),
@@ -67,9 +78,44 @@ pub fn main() -> ExitCode {
         Some(Command::Run(args)) => run(args),
         Some(Command::Bench(args)) => bench(args),
         Some(Command::Experiment(args)) => experiment(args),
+        Some(Command::Compare(args)) => compare(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Merge(args)) => merge(args),
         Some(Command::Plot(args)) => plot(args),
+    }
+}
+
+/// clap's error as one line: its first paragraph (what is wrong; it may wrap onto indented
+/// lines), its tip if it has one ("a similar argument exists: '--duration'"), and for options
+/// given before the subcommand, the order that works.
+fn one_line_usage_error(text: &str) -> String {
+    let first: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let mut line = first.join(" ");
+    if let Some(tip) = text.lines().map(str::trim).find(|l| l.starts_with("tip:")) {
+        line = format!("{line}; {tip}");
+    }
+    if line.contains("subcommand") && line.contains("cannot be used with") {
+        line = format!(
+            "{line}; options go after the subcommand, e.g. pandemic-boids run --scenario FILE \
+             --out DIR"
+        );
+    }
+    format!("{line} (see pandemic-boids --help)")
+}
+
+/// The exit code of a batch command: 130 after Ctrl-C, 1 when a run failed.
+fn runs_exit(runs: &crate::run::jobs::Runs) -> ExitCode {
+    if runs.stopped > 0 {
+        ExitCode::from(INTERRUPTED)
+    } else if runs.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 
@@ -101,28 +147,70 @@ fn experiment(args: ExperimentArgs) -> ExitCode {
         progress: !b.quiet,
         stop: Some(stop_flag()),
     };
-    let report = match pandemic_boids::run::experiment::run(&opts) {
+    let report = match crate::run::experiment::run(&opts) {
         Ok(r) => r,
         Err(e) => return batch_error(e),
     };
-    eprintln!(
-        "{} runs done, {} skipped (already complete), {} stopped, {} failed; wrote {}",
-        report.ran,
-        report.skipped,
-        report.stopped,
-        report.failed.len(),
-        b.out.display()
+    eprintln!("{}", report.runs.summary(&b.out));
+    runs_exit(&report.runs)
+}
+
+fn compare(args: CompareArgs) -> ExitCode {
+    if args.variant.is_none() && args.variant_set.is_empty() {
+        return fail(
+            USAGE,
+            anyhow::anyhow!(crate::run::compare::NOTHING_TO_COMPARE),
+        );
+    }
+    let b = &args.batch;
+    let opts = CompareOptions {
+        base: args.base.clone(),
+        variant: args.variant.clone(),
+        variant_sets: args.variant_set.clone(),
+        seeds: args.seeds as usize,
+        base_seed: args.base_seed,
+        jobs: b.jobs(),
+        duration: b.duration,
+        sets: b.set.clone(),
+        out: b.out.clone(),
+        progress: !b.quiet,
+        stop: Some(stop_flag()),
+    };
+    match crate::run::compare::describe(&opts) {
+        Ok(d) => eprintln!("the variant differs from the base in: {d}"),
+        Err(e) => return batch_error(e),
+    }
+    let report = match crate::run::compare::run(&opts) {
+        Ok(r) => r,
+        Err(e) => return batch_error(e),
+    };
+    eprintln!("{}", report.runs.summary(&b.out));
+    println!(
+        "{:<20} {:>6} {:>10} {:>10} {:>26} {:>26} {:>9}",
+        "measure",
+        "pairs",
+        "base",
+        "variant",
+        "variant − base [95 % CI]",
+        "unpaired 95 % CI",
+        "var. red."
     );
-    for (dir, why) in &report.failed {
-        eprintln!("failed: {}: {why}", dir.display());
+    for r in &report.rows {
+        println!(
+            "{:<20} {:>6} {:>10.4} {:>10.4} {:>26} {:>26} {:>9.1}",
+            r.measure,
+            r.pairs,
+            r.base.mean,
+            r.variant.mean,
+            format!(
+                "{:.4} [{:.4}, {:.4}]",
+                r.paired.mean, r.paired.ci_low, r.paired.ci_high
+            ),
+            format!("[{:.4}, {:.4}]", r.unpaired.0, r.unpaired.1),
+            r.variance_reduction
+        );
     }
-    if report.stopped > 0 {
-        ExitCode::from(INTERRUPTED)
-    } else if report.failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    runs_exit(&report.runs)
 }
 
 fn sweep(args: SweepArgs) -> ExitCode {
@@ -132,6 +220,7 @@ fn sweep(args: SweepArgs) -> ExitCode {
         sets: b.set.clone(),
         params: args.param.clone(),
         samples: args.samples,
+        replicates: args.replicates as usize,
         seed: args.seed,
         shard: args.shard,
         jobs: b.jobs(),
@@ -140,7 +229,7 @@ fn sweep(args: SweepArgs) -> ExitCode {
         progress: !b.quiet,
         stop: Some(stop_flag()),
     };
-    let report = match pandemic_boids::run::sweep::run(&opts) {
+    let report = match crate::run::sweep::run(&opts) {
         Ok(r) => r,
         Err(e) => return batch_error(e),
     };
@@ -172,9 +261,9 @@ fn sweep(args: SweepArgs) -> ExitCode {
 
 fn merge(args: MergeArgs) -> ExitCode {
     let out = args.out.clone().unwrap_or_else(|| args.dirs[0].clone());
-    match pandemic_boids::run::sweep::merge(&args.dirs, &out) {
+    match crate::run::sweep::merge(&args.dirs, &out) {
         Ok((path, n)) => {
-            eprintln!("merged {n} samples into {}", path.display());
+            eprintln!("merged {n} runs into {}", path.display());
             ExitCode::SUCCESS
         }
         Err(e) => fail(1, e),
@@ -182,7 +271,7 @@ fn merge(args: MergeArgs) -> ExitCode {
 }
 
 fn plot(args: PlotArgs) -> ExitCode {
-    match pandemic_boids::run::replot::redraw(&args.dir) {
+    match crate::run::replot::redraw(&args.dir) {
         Ok(files) => {
             eprintln!("wrote {} plots under {}", files.len(), args.dir.display());
             ExitCode::SUCCESS
@@ -210,7 +299,7 @@ fn bench(args: BenchArgs) -> ExitCode {
         brute_max: args.brute_max,
         workload: args.workload,
     };
-    let results = pandemic_boids::run::bench::run(&opts);
+    let results = crate::run::bench::run(&opts);
     if let Some(path) = &args.json {
         if let Err(e) = write_json(path, &results) {
             return fail(
