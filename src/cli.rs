@@ -105,7 +105,15 @@ fn one_line_usage_error(text: &str) -> String {
              --out DIR"
         );
     }
-    format!("{line} (see pandemic-boids --help)")
+    let program = std::env::args()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "pandemic-boids".into());
+    format!("{line} (see {program} --help)")
 }
 
 /// The exit code of a batch command: 130 after Ctrl-C, 1 when a run failed.

@@ -177,7 +177,9 @@ fn run_writes_transmissions_and_reproduction_numbers() {
         .filter(|r| r[col("cause")] == "initial" && r[col("outcome")] != "infected")
         .map(|r| r[col("secondary")].parse().unwrap())
         .collect();
-    assert!((r0 - initial.iter().sum::<f64>() / initial.len() as f64).abs() < 1e-12);
+    // summary.json keeps 7 significant digits.
+    let mean = initial.iter().sum::<f64>() / initial.len() as f64;
+    assert!((r0 - mean).abs() <= 1e-6 * mean.max(1.0), "{r0} vs {mean}");
     assert!(tx["serial_interval_s"]["mean"].as_f64().unwrap() > 0.0);
     let rt = fs::read_to_string(out.join("rt.csv")).unwrap();
     assert!(rt.starts_with("time_s,window_from_s,infections,contact_infections,rt_mean,"));

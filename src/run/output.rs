@@ -17,6 +17,31 @@ use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::RtRow;
 use crate::sim::transmission::{Transmission, TransmissionLog};
 
+/// `value` with every non-whole number at 7 significant digits, as people write them: the
+/// last digits of a time summed from whole-nanosecond steps or of an `f32` measure widened to
+/// `f64` (`427.08557556152346`) carry no information.
+pub fn tidy_numbers(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let x = n.as_f64().unwrap_or_default();
+            if x == 0.0 || !x.is_finite() {
+                return value.clone();
+            }
+            let digits = 6 - x.abs().log10().floor() as i32;
+            let scale = 10f64.powi(digits.clamp(-300, 300));
+            serde_json::json!((x * scale).round() / scale)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(tidy_numbers).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), tidy_numbers(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// Header of `agents.csv`: one row per boid per agent sample.
 pub const AGENTS_HEADER: &str = "time_s,id,swarm,x,y,vx,vy,state";
 
@@ -316,7 +341,23 @@ impl RunFolder {
     /// Writes `summary.json`.
     pub fn write_summary(&self, summary: &serde_json::Value) -> Result<(), OutputError> {
         let path = self.dir.join("summary.json");
-        let text = serde_json::to_string_pretty(summary).map_err(|e| file_error(&path, e))?;
+        let text = serde_json::to_string_pretty(&tidy_numbers(summary))
+            .map_err(|e| file_error(&path, e))?;
         fs::write(&path, text + "\n").map_err(|e| file_error(&path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy_numbers;
+
+    #[test]
+    fn summary_numbers_keep_seven_significant_digits() {
+        let v = serde_json::json!({"a": 427.08557556152346, "b": [1.9833333729999976, 0.14500000289999998], "n": 3});
+        let t = tidy_numbers(&v);
+        assert_eq!(t["a"], serde_json::json!(427.0856));
+        assert_eq!(t["b"][0], serde_json::json!(1.983333));
+        assert_eq!(t["b"][1], serde_json::json!(0.145));
+        assert_eq!(t["n"], serde_json::json!(3));
     }
 }

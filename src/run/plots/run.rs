@@ -41,6 +41,7 @@ pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
         .configure_mesh()
         .x_desc("time (s)")
         .y_desc("boids")
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .label_style(("sans-serif", 15))
         .draw()
         .map_err(err)?;
@@ -146,7 +147,8 @@ pub fn plot_rt(rt: &Series, title: &str, path: &Path) -> Result<()> {
     chart
         .configure_mesh()
         .x_desc("time (s)")
-        .y_desc(format!("infections per {} s", width))
+        .y_desc(format!("new infections (per {width} s)"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .label_style(("sans-serif", 15))
         .draw()
         .map_err(err)?;

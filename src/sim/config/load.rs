@@ -97,6 +97,25 @@ fn found(serde_found: &str) -> String {
     }
 }
 
+/// A serde message about a value in a user's words ("invalid type: string "abc", expected
+/// f64" → "`abc` is not a number"); other messages unchanged.
+pub(super) fn user_words(message: &str) -> String {
+    let m = one_line(message);
+    let Some(rest) = m.strip_prefix("invalid type: ") else {
+        return m;
+    };
+    let (what, wanted) = rest
+        .split_once(", expected ")
+        .unwrap_or((rest, "another type"));
+    let wanted = match wanted {
+        "f64" | "f32" => "a number",
+        "u32" | "u64" | "i64" | "usize" => "a whole number (0, 1, 2, …)",
+        "a boolean" => "`true` or `false`",
+        w => w,
+    };
+    format!("{} is not {wanted}", found(what))
+}
+
 /// Turns serde's message about `key` into one that says what is allowed.
 fn describe_serde_error(key: &str, message: &str) -> String {
     let m = one_line(message);
@@ -185,17 +204,8 @@ fn intervention_error(
         }
     } else if let Some(rest) = m.strip_prefix("unknown variant ") {
         format!("`{field}`: unknown value {rest}")
-    } else if let Some(rest) = m.strip_prefix("invalid type: ") {
-        let (what, wanted) = rest
-            .split_once(", expected ")
-            .unwrap_or((rest, "another type"));
-        let wanted = match wanted {
-            "f64" | "f32" => "a number",
-            "u32" | "u64" => "a whole number (0, 1, 2, …)",
-            "a boolean" => "`true` or `false`",
-            w => w,
-        };
-        format!("`{field}`: {} is not {wanted}", found(what))
+    } else if m.starts_with("invalid type: ") {
+        format!("`{field}`: {}", user_words(&m))
     } else if field.is_empty() {
         m
     } else {
@@ -250,9 +260,16 @@ impl SimConfig {
                 (format!("{name}.toml"), text.to_string())
             }
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| ConfigError::Read {
-                    path: p.display().to_string(),
-                    reason: e.to_string(),
+                let text = std::fs::read_to_string(p).map_err(|e| {
+                    let names = super::shipped::SHIPPED.map(|s| s.0);
+                    let reason = match keys::nearest(&shipped_name(p), names) {
+                        Some(n) if !p.exists() => format!("{e}; did you mean `{n}`?"),
+                        _ => e.to_string(),
+                    };
+                    ConfigError::Read {
+                        path: p.display().to_string(),
+                        reason,
+                    }
                 })?;
                 (p.display().to_string(), text)
             }

@@ -44,7 +44,7 @@ impl SimConfig {
                     )
                 }));
             };
-            check(value).map_err(fail)?;
+            check(value).map_err(|m| fail(super::load::user_words(&m)))?;
         }
         Ok(())
     }

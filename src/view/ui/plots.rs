@@ -134,14 +134,19 @@ fn span_shades(spans: &[(String, f64, f64)], top: f64) -> Vec<Polygon<'static>> 
         .collect()
 }
 
-fn plot(ui: &mut egui::Ui, id: &str, y_label: &str, lines: Vec<Line<'static>>) {
-    plot_with(ui, id, y_label, lines, Vec::new());
+/// The y axis reaches this far above the highest value, so the legend (top right) sits above
+/// the curves rather than on them.
+const HEADROOM: f64 = 1.5;
+
+fn plot(ui: &mut egui::Ui, id: &str, y_label: &str, top: f64, lines: Vec<Line<'static>>) {
+    plot_with(ui, id, y_label, top, lines, Vec::new());
 }
 
 fn plot_with(
     ui: &mut egui::Ui,
     id: &str,
     y_label: &str,
+    top: f64,
     lines: Vec<Line<'static>>,
     shades: Vec<Polygon<'static>>,
 ) {
@@ -152,7 +157,7 @@ fn plot_with(
         .y_axis_label(y_label)
         // A flat series (no one infected yet) still gets numbers on its axis.
         .include_y(0.0)
-        .include_y(1.0)
+        .include_y(top.max(1.0) * HEADROOM)
         .allow_scroll(false)
         .allow_drag(false)
         .allow_zoom(false)
@@ -164,6 +169,14 @@ fn plot_with(
                 p.line(line);
             }
         });
+}
+
+/// The highest value of a per-swarm measure over the run.
+fn top_of(samples: &[Sample], f: Measure) -> f64 {
+    samples
+        .iter()
+        .flat_map(|x| (0..3).filter_map(move |k| f(x, k)))
+        .fold(0.0, f64::max)
 }
 
 /// One line per swarm that has boids, in its colour.
@@ -200,6 +213,7 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
         ui,
         "sir",
         "boids",
+        alive_top,
         vec![
             Line::new("S", series(s, |x| Some(x.overall.susceptible as f64)))
                 .color(colour(Tint::Healthy)),
@@ -207,10 +221,11 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
                 .color(colour(Tint::Infected)),
             Line::new("R", series(s, |x| Some(x.overall.recovered as f64)))
                 .color(colour(Tint::Recovered)),
+            // Brown, so dead and recovered (grey) are told apart.
             Line::new("dead", series(s, |x| Some(x.overall.dead as f64)))
-                .color(egui::Color32::from_gray(90)),
+                .color(egui::Color32::from_rgb(170, 120, 70)),
         ],
-        span_shades(&spans, alive_top),
+        span_shades(&spans, alive_top * HEADROOM),
     );
     ui.label(
         egui::RichText::new(format!(
@@ -220,9 +235,16 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
         ))
         .weak(),
     );
-    plot_with(ui, "rt", "R", rt, span_shades(&spans, rt_top * 1.2));
+    plot_with(
+        ui,
+        "rt",
+        "R",
+        rt_top,
+        rt,
+        span_shades(&spans, rt_top * HEADROOM),
+    );
     for (id, label, f) in &PER_SWARM[..BEFORE_STRUCTURE] {
-        plot(ui, id, label, per_swarm(s, *f));
+        plot(ui, id, label, top_of(s, *f), per_swarm(s, *f));
     }
     egui::CollapsingHeader::new("Flock structure")
         .default_open(true)
@@ -236,7 +258,7 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
                 .weak(),
             );
             for (id, label, f) in &PER_SWARM[BEFORE_STRUCTURE..] {
-                plot(ui, id, label, per_swarm(s, *f));
+                plot(ui, id, label, top_of(s, *f), per_swarm(s, *f));
             }
         });
 }
