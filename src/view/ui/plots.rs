@@ -6,7 +6,7 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_egui::egui;
-use egui_plot::{Legend, Line, Plot, PlotPoints, Polygon};
+use egui_plot::{Line, Plot, PlotPoints, Polygon};
 
 use super::color32;
 use crate::sim::clock::SimClock;
@@ -59,7 +59,7 @@ impl Plots<'_, '_> {
 }
 
 /// The R_t plot's lines: posterior mean, its 95 % band, R_c, and R = 1.
-fn rt_lines(rows: &[RtRow]) -> Vec<Line<'static>> {
+fn rt_lines(rows: &[RtRow]) -> (Keys, Vec<Line<'static>>) {
     let pick = |f: fn(&RtRow) -> Option<f64>| -> PlotPoints<'static> {
         PlotPoints::from(
             rows.iter()
@@ -68,8 +68,16 @@ fn rt_lines(rows: &[RtRow]) -> Vec<Line<'static>> {
         )
     };
     let blue = egui::Color32::from_rgb(90, 160, 255);
+    let orange = egui::Color32::from_rgb(255, 160, 60);
+    let grey = egui::Color32::from_gray(140);
     let t_end = rows.last().map_or(1.0, |r| r.time_s);
-    vec![
+    let keys = vec![
+        ("R_t".to_string(), blue),
+        ("95 % CrI".to_string(), blue.gamma_multiply(0.45)),
+        ("R_c".to_string(), orange),
+        ("R = 1".to_string(), grey),
+    ];
+    let lines = vec![
         Line::new("R_t", pick(|r| r.reported().map(|x| x[0]))).color(blue),
         Line::new("95 % CrI", pick(|r| r.reported().map(|x| x[1])))
             .color(blue.gamma_multiply(0.45))
@@ -77,11 +85,12 @@ fn rt_lines(rows: &[RtRow]) -> Vec<Line<'static>> {
         Line::new("95 % CrI", pick(|r| r.reported().map(|x| x[2])))
             .color(blue.gamma_multiply(0.45))
             .width(1.0),
-        Line::new("R_c", pick(|r| r.rc)).color(egui::Color32::from_rgb(255, 160, 60)),
+        Line::new("R_c", pick(|r| r.rc)).color(orange),
         Line::new("R = 1", PlotPoints::from(vec![[0.0, 1.0], [t_end, 1.0]]))
-            .color(egui::Color32::from_gray(140))
+            .color(grey)
             .width(1.0),
-    ]
+    ];
+    (keys, lines)
 }
 
 /// One per-swarm measure of a sample (the swarm by index).
@@ -118,7 +127,10 @@ fn series(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> PlotPoints<
     PlotPoints::from(pts)
 }
 
-/// Shaded spans of the interventions, 0 to `top`, one legend entry per name.
+/// The shade of an intervention's span.
+const SPAN_SHADE: egui::Color32 = egui::Color32::from_rgba_premultiplied(24, 16, 35, 40);
+
+/// Shaded spans of the interventions, 0 to `top`.
 fn span_shades(spans: &[(String, f64, f64)], top: f64) -> Vec<Polygon<'static>> {
     spans
         .iter()
@@ -128,17 +140,29 @@ fn span_shades(spans: &[(String, f64, f64)], top: f64) -> Vec<Polygon<'static>> 
                 format!("⧗ {name}"),
                 PlotPoints::from(vec![[*from, 0.0], [to, 0.0], [to, top], [*from, top]]),
             )
-            .fill_color(egui::Color32::from_rgba_unmultiplied(150, 100, 220, 40))
+            .fill_color(SPAN_SHADE)
             .stroke(egui::Stroke::NONE)
         })
         .collect()
 }
 
-/// The y axis reaches this far above the highest value, so the legend (top right) sits above
-/// the curves rather than on them.
-const HEADROOM: f64 = 1.5;
+/// The y axis reaches a little above the highest value.
+const HEADROOM: f64 = 1.05;
 
-fn plot(ui: &mut egui::Ui, id: &str, y_label: &str, top: f64, lines: Vec<Line<'static>>) {
+/// A plot's legend: each line's name in its colour.
+type Keys = Vec<(String, egui::Color32)>;
+
+/// The legend as one row above the plot, so it never covers a curve.
+fn legend_row(ui: &mut egui::Ui, keys: &Keys) {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 10.0;
+        for (name, colour) in keys {
+            ui.label(egui::RichText::new(format!("— {name}")).color(*colour));
+        }
+    });
+}
+
+fn plot(ui: &mut egui::Ui, id: &str, y_label: &str, top: f64, lines: (Keys, Vec<Line<'static>>)) {
     plot_with(ui, id, y_label, top, lines, Vec::new());
 }
 
@@ -147,12 +171,12 @@ fn plot_with(
     id: &str,
     y_label: &str,
     top: f64,
-    lines: Vec<Line<'static>>,
+    (keys, lines): (Keys, Vec<Line<'static>>),
     shades: Vec<Polygon<'static>>,
 ) {
+    legend_row(ui, &keys);
     Plot::new(id)
         .height(PLOT_HEIGHT)
-        .legend(Legend::default().background_alpha(0.55))
         .x_axis_label("time (s)")
         .y_axis_label(y_label)
         // A flat series (no one infected yet) still gets numbers on its axis.
@@ -180,20 +204,28 @@ fn top_of(samples: &[Sample], f: Measure) -> f64 {
 }
 
 /// One line per swarm that has boids, in its colour.
-fn per_swarm(samples: &[Sample], f: Measure) -> Vec<Line<'static>> {
-    Swarm::ALL
-        .iter()
+fn per_swarm(samples: &[Sample], f: Measure) -> (Keys, Vec<Line<'static>>) {
+    let swarms: Vec<Swarm> = Swarm::ALL
+        .into_iter()
         .filter(|sw| {
             samples
                 .last()
                 .is_some_and(|x| x.swarms[sw.index()].alive > 0)
         })
+        .collect();
+    let colour = |sw: Swarm| color32(boid_colour(sw, Tint::Healthy));
+    let keys = swarms
+        .iter()
+        .map(|&sw| (sw.label().to_string(), colour(sw)))
+        .collect();
+    let lines = swarms
+        .iter()
         .map(|&sw| {
             let k = sw.index();
-            Line::new(sw.label(), series(samples, move |x| f(x, k)))
-                .color(color32(boid_colour(sw, Tint::Healthy)))
+            Line::new(sw.label(), series(samples, move |x| f(x, k))).color(colour(sw))
         })
-        .collect()
+        .collect();
+    (keys, lines)
 }
 
 /// Draws every plot.
@@ -209,22 +241,37 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
     let spans = p.interventions.spans(p.clock.time);
     let alive_top = s.iter().map(|x| x.overall.alive as f64).fold(1.0, f64::max);
     let colour = |tint| color32(boid_colour(Swarm::Normal, tint));
+    let brown = egui::Color32::from_rgb(170, 120, 70);
+    let mut keys: Keys = vec![
+        ("S".into(), colour(Tint::Healthy)),
+        ("I".into(), colour(Tint::Infected)),
+        ("R".into(), colour(Tint::Recovered)),
+        ("dead".into(), brown),
+    ];
+    if !spans.is_empty() {
+        keys.push((
+            "interventions (shaded)".into(),
+            SPAN_SHADE.gamma_multiply(4.0),
+        ));
+    }
     plot_with(
         ui,
         "sir",
         "boids",
         alive_top,
-        vec![
-            Line::new("S", series(s, |x| Some(x.overall.susceptible as f64)))
-                .color(colour(Tint::Healthy)),
-            Line::new("I", series(s, |x| Some(x.overall.infected as f64)))
-                .color(colour(Tint::Infected)),
-            Line::new("R", series(s, |x| Some(x.overall.recovered as f64)))
-                .color(colour(Tint::Recovered)),
-            // Brown, so dead and recovered (grey) are told apart.
-            Line::new("dead", series(s, |x| Some(x.overall.dead as f64)))
-                .color(egui::Color32::from_rgb(170, 120, 70)),
-        ],
+        (
+            keys,
+            vec![
+                Line::new("S", series(s, |x| Some(x.overall.susceptible as f64)))
+                    .color(colour(Tint::Healthy)),
+                Line::new("I", series(s, |x| Some(x.overall.infected as f64)))
+                    .color(colour(Tint::Infected)),
+                Line::new("R", series(s, |x| Some(x.overall.recovered as f64)))
+                    .color(colour(Tint::Recovered)),
+                // Brown, so dead and recovered (grey) are told apart.
+                Line::new("dead", series(s, |x| Some(x.overall.dead as f64))).color(brown),
+            ],
+        ),
         span_shades(&spans, alive_top * HEADROOM),
     );
     ui.label(
