@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::jobs::{Job, Runs, derive_seed, execute};
+use super::jobs::{Job, Runs, execute, seed_job};
 use super::plots::plot_comparison;
 use super::results::{RunRecord, Series, is_complete, read_run};
 use crate::sim::config::{ConfigError, SimConfig};
@@ -242,21 +242,22 @@ pub fn describe(opts: &CompareOptions) -> Result<String> {
 /// Plans every seed under both.
 pub fn plan(opts: &CompareOptions) -> Result<Vec<Job>> {
     let (base, variant) = configs(opts)?;
+    plan_for(opts, &base, &variant)
+}
+
+/// Every seed under `base` and `variant`.
+fn plan_for(opts: &CompareOptions, base: &SimConfig, variant: &SimConfig) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     for k in 0..opts.seeds {
-        for (name, config) in [("base", &base), ("variant", &variant)] {
-            let mut config = config.clone();
-            config.seed = derive_seed(opts.base_seed, k);
-            if let Some(d) = opts.duration {
-                config.duration = d;
-            }
-            config.validate("--duration")?;
-            jobs.push(Job {
-                scenario: name.into(),
-                label: format!("seed-{k}"),
+        for (name, config) in [("base", base), ("variant", variant)] {
+            jobs.push(seed_job(
+                name,
                 config,
-                dir: opts.out.join("runs").join(name).join(format!("seed-{k}")),
-            });
+                opts.base_seed,
+                k,
+                opts.duration,
+                &opts.out,
+            )?);
         }
     }
     Ok(jobs)
@@ -267,8 +268,8 @@ pub fn run(opts: &CompareOptions) -> Result<CompareReport> {
     if opts.seeds < 2 {
         bail!("--seeds must be at least 2 (a confidence interval needs two pairs)");
     }
-    let jobs = plan(opts)?;
     let (base, variant) = configs(opts)?;
+    let jobs = plan_for(opts, &base, &variant)?;
     std::fs::create_dir_all(&opts.out).map_err(|e| {
         anyhow!(
             "cannot write to output folder `{}`: {e} (choose a folder you can write to with --out)",

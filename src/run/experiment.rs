@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::jobs::{Job, Runs, derive_seed, execute};
+use super::jobs::{Job, Runs, execute, seed_job};
 use super::plots::{plot_experiment, plot_run};
 use super::results::{
     RunRecord, Series, is_complete, read_run, write_aggregate_csv, write_summary_csv,
@@ -85,18 +85,14 @@ pub fn plan(opts: &ExperimentOptions) -> Result<Vec<Job>> {
         }
         let base = SimConfig::load(Some(path), &opts.sets)?;
         for k in 0..opts.seeds {
-            let mut config = base.clone();
-            config.seed = derive_seed(opts.base_seed, k);
-            if let Some(d) = opts.duration {
-                config.duration = d;
-            }
-            config.validate("--duration")?;
-            jobs.push(Job {
-                scenario: name.clone(),
-                label: format!("seed-{k}"),
-                config,
-                dir: opts.out.join("runs").join(&name).join(format!("seed-{k}")),
-            });
+            jobs.push(seed_job(
+                &name,
+                &base,
+                opts.base_seed,
+                k,
+                opts.duration,
+                &opts.out,
+            )?);
         }
     }
     Ok(jobs)

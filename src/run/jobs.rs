@@ -47,6 +47,30 @@ pub fn derive_seed(base: u64, k: usize) -> u64 {
     mix64(base ^ mix64(k as u64 + 1)) >> 1
 }
 
+/// Job `seed-K` of a scenario: `config` with the `k`-th seed derived from `base_seed` and,
+/// if given, `duration`, in `<out>/runs/<scenario>/seed-K`.
+pub fn seed_job(
+    scenario: &str,
+    config: &SimConfig,
+    base_seed: u64,
+    k: usize,
+    duration: Option<f64>,
+    out: &std::path::Path,
+) -> Result<Job, crate::sim::config::ConfigError> {
+    let mut config = config.clone();
+    config.seed = derive_seed(base_seed, k);
+    if let Some(d) = duration {
+        config.duration = d;
+    }
+    config.validate("--duration")?;
+    Ok(Job {
+        scenario: scenario.to_string(),
+        label: format!("seed-{k}"),
+        config,
+        dir: out.join("runs").join(scenario).join(format!("seed-{k}")),
+    })
+}
+
 /// Whether a job's folder already holds a complete run of exactly this config.
 fn already_done(job: &Job) -> bool {
     is_complete(&job.dir)

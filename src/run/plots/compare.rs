@@ -105,14 +105,7 @@ fn draw_curves(path: &Path, base: &[Series], variant: &[Series]) -> Result<()> {
                 Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade.mix(0.35).filled())
             });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .draw()
-        .map_err(err)?;
+    draw_legend(&mut chart, 15)?;
     root.present().map_err(err)
 }
 

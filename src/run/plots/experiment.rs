@@ -141,14 +141,7 @@ pub fn plot_experiment(
                     PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 15))
-            .draw()
-            .map_err(err)?;
+        draw_legend(&mut chart, 15)?;
         root.present().map_err(err)?;
     }
     written.push(path);

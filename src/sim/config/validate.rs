@@ -16,11 +16,14 @@ impl SimConfig {
                 key,
                 message,
             }),
-            None => {
-                super::interventions::validate(self, origin)?;
-                self.validate_extensions(origin)
-            }
+            None => self.validate_lists(origin),
         }
+    }
+
+    /// Checks what is not a key: the interventions and the extensions' sections.
+    fn validate_lists(&self, origin: &str) -> Result<(), ConfigError> {
+        super::interventions::validate(self, origin)?;
+        self.validate_extensions(origin)
     }
 
     /// Checks every `[extensions.<name>]` section with its extension's check.
@@ -71,10 +74,7 @@ impl SimConfig {
                     self.get(&other).map(|v| v.to_string()).unwrap_or_default(),
                 )))
             }
-            None => {
-                super::interventions::validate(self, origin)?;
-                self.validate_extensions(origin)
-            }
+            None => self.validate_lists(origin),
         }
     }
 

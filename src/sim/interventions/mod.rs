@@ -165,7 +165,12 @@ pub(super) fn plugin(app: &mut App) {
         .add_observer(|_: Trigger<RunStarted>, mut log: ResMut<InterventionLog>| {
             *log = InterventionLog::default();
         })
-        .add_systems(FixedUpdate, intervene.in_set(SimSystems::Intervene));
+        .add_systems(
+            FixedUpdate,
+            (release_isolated, intervene)
+                .chain()
+                .in_set(SimSystems::Intervene),
+        );
 }
 
 const CHOOSE: Purpose = Purpose::CHOOSE;
@@ -183,6 +188,18 @@ type BoidItem<'a> = (
     Has<Isolated>,
 );
 
+/// Releases each detected boid whose infection has ended (only the isolated are visited).
+fn release_isolated(
+    detected: Query<(Entity, &Health), (With<Boid>, With<Isolated>)>,
+    mut commands: Commands,
+) {
+    for (entity, health) in &detected {
+        if !health.disease.is_infected() {
+            commands.entity(entity).remove::<Isolated>();
+        }
+    }
+}
+
 /// Checks every intervention and applies what is due.
 #[allow(clippy::too_many_arguments)]
 fn intervene(
@@ -199,13 +216,10 @@ fn intervene(
     mut infected: EventWriter<Infected>,
 ) {
     let (now, dt, step, seed) = (clock.time, time.delta_secs_f64(), clock.step, config.seed);
-    // A detected boid is released when its infection ends.
-    for (entity, _, _, _, health, _, isolated) in &boids {
-        if isolated && !health.disease.is_infected() {
-            commands.entity(entity).remove::<Isolated>();
-        }
-    }
     let n = config.interventions.len();
+    if n == 0 {
+        return;
+    }
     log.status.resize(n, Status::default());
     // The sample taken since the last look, if any: conditions are checked on samples.
     let sample = (metrics.samples.len() > log.seen_samples).then(|| {

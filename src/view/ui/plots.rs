@@ -231,12 +231,14 @@ fn per_swarm(samples: &[Sample], f: Measure) -> (Keys, Vec<Line<'static>>) {
 /// Draws every plot.
 pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
     let window = p.config.rt_window;
-    let rt_rows = p.rt_rows().to_vec();
-    let rt_top = rt_rows
-        .iter()
-        .filter_map(|r| r.reported().map(|x| x[0]))
-        .fold(2.0, f64::max);
-    let rt = rt_lines(&rt_rows);
+    let (rt_top, rt) = {
+        let rows = p.rt_rows();
+        let top = rows
+            .iter()
+            .filter_map(|r| r.reported().map(|x| x[0]))
+            .fold(2.0, f64::max);
+        (top, rt_lines(rows))
+    };
     let s = &p.log.samples;
     let spans = p.interventions.spans(p.clock.time);
     let alive_top = s.iter().map(|x| x.overall.alive as f64).fold(1.0, f64::max);
