@@ -13,15 +13,17 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use crate::run::bench::{BenchOptions, write_json};
+use crate::run::checkpoints::{self, CheckpointOptions};
 use crate::run::cli::{
     BenchArgs, Cli, Command, CompareArgs, ExperimentArgs, MergeArgs, PlotArgs, RunArgs, SweepArgs,
     VideoOverlay,
 };
 use crate::run::compare::CompareOptions;
 use crate::run::experiment::{ExperimentOptions, expand_scenarios};
-use crate::run::headless::{self, RunOptions, StepObserver};
+use crate::run::headless::{self, Resume, RunOptions, StepObserver};
 use crate::run::jobs::JobStatus;
 use crate::run::sweep::SweepOptions;
+use crate::sim::checkpoint::Parent;
 use crate::sim::config::{ConfigError, SimConfig, default_scenario};
 use crate::view;
 use crate::view::video::{Recorder, VideoOptions};
@@ -98,6 +100,9 @@ fn one_line_usage_error(text: &str) -> String {
     let mut line = first.join(" ");
     if let Some(tip) = text.lines().map(str::trim).find(|l| l.starts_with("tip:")) {
         line = format!("{line}; {tip}");
+    }
+    if line.contains("'--resume") && line.contains("cannot be used with") {
+        line = format!("{line}; a checkpoint holds its scenario and seed (see run --help)");
     }
     if line.contains("subcommand") && line.contains("cannot be used with") {
         line = format!(
@@ -374,10 +379,61 @@ fn stop_flag() -> Arc<AtomicBool> {
     flag
 }
 
+/// The checkpoint `--resume` names and the run's configuration (an exit code and the error
+/// otherwise).
+fn resume(args: &RunArgs) -> Result<(SimConfig, Option<Resume>), (u8, anyhow::Error)> {
+    let Some(path) = &args.resume else {
+        return args
+            .resolve()
+            .map(|c| (c, None))
+            .map_err(|e| (USAGE, e.into()));
+    };
+    let (file, checkpoint) = checkpoints::read(path).map_err(|e| (USAGE, e.into()))?;
+    let (config, changed) = args
+        .resolve_resumed(&checkpoint.config)
+        .map_err(|e| (USAGE, e.into()))?;
+    let branch = (!changed.is_empty()).then(|| Parent {
+        file: file.display().to_string(),
+        time_s: checkpoint.time(),
+        changed,
+    });
+    let at_end = checkpoint.time() >= config.duration - 0.5 * config.dt;
+    if at_end && branch.is_some() {
+        let e = anyhow::anyhow!(
+            "{}: the checkpoint is at the run's end (t = {} s): a branch there changes nothing; \
+             give an earlier checkpoint (…/checkpoints/t-*.ckpt) or a longer --duration",
+            file.display(),
+            headless::tidy_time(checkpoint.time(), config.dt)
+        );
+        return Err((USAGE, e));
+    }
+    if at_end {
+        eprintln!(
+            "note: the checkpoint is at the run's end; the files are rewritten, nothing runs"
+        );
+    }
+    let kind = if branch.is_some() { "branch" } else { "resume" };
+    eprintln!(
+        "{kind} from {} at t = {} s",
+        file.display(),
+        headless::tidy_time(checkpoint.time(), config.dt)
+    );
+    Ok((config, Some(Resume { checkpoint, branch })))
+}
+
 fn run(args: RunArgs) -> ExitCode {
-    let config = match args.resolve() {
-        Ok(c) => c,
-        Err(e) => return fail(USAGE, e),
+    if args
+        .checkpoint_every
+        .is_some_and(|s| !(s > 0.0 && s.is_finite()))
+    {
+        let e = anyhow::anyhow!(
+            "--checkpoint-every must be a positive number of simulated seconds, e.g. 30"
+        );
+        return fail(USAGE, e);
+    }
+    let (config, resume) = match resume(&args) {
+        Ok(r) => r,
+        Err((code, e)) => return fail(code, e),
     };
     let observer = match video(&args, &config) {
         Ok(v) => v,
@@ -391,6 +447,12 @@ fn run(args: RunArgs) -> ExitCode {
         progress: !args.quiet,
         stop: Some(stop),
         observer,
+        checkpoints: CheckpointOptions {
+            every: args.checkpoint_every,
+            keep: args.keep_checkpoints.map(|k| k as usize),
+            on_exit: args.checkpoint_on_exit,
+        },
+        resume,
     };
     match headless::run(opts) {
         Ok(report) => {
@@ -404,7 +466,7 @@ fn run(args: RunArgs) -> ExitCode {
                 report.simulated_s,
                 report.steps,
                 report.wall_s,
-                report.steps as f64 / report.wall_s.max(1e-9),
+                (report.steps - report.resumed_at_step) as f64 / report.wall_s.max(1e-9),
                 report.out.display()
             );
             if let Some(video) = &report.observed {

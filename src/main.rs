@@ -1,7 +1,8 @@
 //! The `pandemic-boids` binary: the command line and the window on a desktop (`cli`); in a
 //! browser, the app started from the page's address (`view::web`). With `export=S` in the
 //! address, the page first runs the same simulation headless to S simulated seconds and puts its
-//! metrics into the page, so a test can compare them with `pandemic-boids run`.
+//! metrics into the page, so a test can compare them with `pandemic-boids run`; with `t=S` the
+//! app opens at S simulated seconds (replayed, paused).
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -24,5 +25,10 @@ fn main() {
             .collect();
         web::put_metrics(&samples_csv(&rows));
     }
-    pandemic_boids::run_app(config, &link.scenario);
+    let mut app = pandemic_boids::app(config, &link.scenario);
+    // `t=`: open the run at that moment (replayed from the start, then paused).
+    app.world_mut()
+        .resource_mut::<view::timeline::Timeline>()
+        .start_at = link.t;
+    app.run();
 }

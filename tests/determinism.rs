@@ -19,6 +19,8 @@ fn run_to(dir: &std::path::Path, config: SimConfig) -> (Vec<u8>, Vec<u8>) {
         progress: false,
         stop: None,
         observer: None,
+        checkpoints: Default::default(),
+        resume: None,
     })
     .unwrap();
     (

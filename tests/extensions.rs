@@ -59,6 +59,8 @@ fn an_extension_reaches_run_and_experiment_and_its_section_is_checked() {
         progress: false,
         stop: None,
         observer: None,
+        checkpoints: Default::default(),
+        resume: None,
     })
     .unwrap();
     let summary: serde_json::Value =

@@ -1,5 +1,6 @@
-//! Keyboard shortcuts always work while no text field is being edited, and the panel's
-//! selection and recording controls do what they say. The panels run headless
+//! Keyboard shortcuts always work while no text field is being edited, the panel's
+//! selection and recording controls do what they say, and the timeline goes back to any earlier
+//! step exactly and branches from it. The panels run headless
 //! (bevy_egui with a primary context and no window), key presses go in as the window system
 //! would send them — to Bevy's input and to egui alike — and the panels' state is read back.
 //!
@@ -12,8 +13,12 @@ use bevy::input::{ButtonState, InputPlugin};
 use bevy::prelude::*;
 use bevy_egui::input::write_egui_wants_input_system;
 use bevy_egui::{EguiContext, EguiPrimaryContextPass, EguiUserTextures, PrimaryEguiContext, egui};
+use pandemic_boids::sim::checkpoint::{Checkpoint, capture};
+use pandemic_boids::sim::clock::SimClock;
 use pandemic_boids::sim::config::SimConfig;
 use pandemic_boids::view::control::RunControl;
+use pandemic_boids::view::input::{Action, TimeRequest};
+use pandemic_boids::view::timeline::Timeline;
 use pandemic_boids::{PanelsPlugin, SimPlugin};
 
 /// Key events egui receives in the next pass.
@@ -38,11 +43,16 @@ fn egui_pass(world: &mut World) {
 
 /// The app's panels and controls, headless, with an egui context of their own.
 fn panels() -> App {
+    panels_with(SimConfig::default())
+}
+
+/// [`panels`] for `config`, with exactly one simulation step per frame.
+fn panels_with(config: SimConfig) -> App {
+    let dt = std::time::Duration::from_secs_f64(config.dt);
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, InputPlugin))
-        .add_plugins(SimPlugin {
-            config: SimConfig::default(),
-        })
+        .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(dt))
+        .add_plugins(SimPlugin { config })
         .add_plugins(PanelsPlugin)
         .init_resource::<EguiUserTextures>()
         .init_resource::<bevy_egui::input::EguiWantsInput>()
@@ -237,4 +247,121 @@ fn the_record_toggle_writes_a_gif_of_the_steps_it_saw() {
         .filter(|w| w == &[0x21, 0xF9, 0x04])
         .count();
     assert_eq!(frames, r.frames);
+}
+
+fn step_of(app: &App) -> u64 {
+    app.world().resource::<SimClock>().step
+}
+
+/// Frames until the clock shows `step` (one step per frame while running).
+fn run_to(app: &mut App, step: u64) {
+    while step_of(app) < step {
+        app.update();
+    }
+    assert_eq!(step_of(app), step);
+}
+
+fn state(app: &mut App) -> Checkpoint {
+    capture(app.world_mut()).unwrap()
+}
+
+/// Asks for `request` and lets the app carry it out (the next frame's start).
+fn travel(app: &mut App, request: TimeRequest) {
+    app.world_mut().send_event(Action::TimeTravel(request));
+    app.update();
+    app.update();
+}
+
+fn small() -> SimConfig {
+    let mut c = SimConfig::default();
+    c.swarms.normal.count = 120;
+    c.swarms.doctor.count = 10;
+    c.antivax.p_antivax = 0.2;
+    c.epidemic.p_initial_infect_normal = 0.1;
+    c
+}
+
+#[test]
+fn the_timeline_goes_back_to_any_step_exactly_and_plays_on_the_same() {
+    let mut app = panels_with(small());
+    run_to(&mut app, 150);
+    let at_150 = state(&mut app);
+    run_to(&mut app, 250);
+    let at_250 = state(&mut app);
+    // Back to step 150 (a mark at a whole second before it, then a replay): the same state.
+    travel(&mut app, TimeRequest::ToStep(150));
+    assert_eq!(step_of(&app), 150);
+    assert!(
+        state(&mut app) == at_150,
+        "the state at step 150 differs after going back"
+    );
+    assert!(app.world().resource::<Time<Virtual>>().is_paused());
+    // One step back, one second back and forward by the keys' requests.
+    travel(&mut app, TimeRequest::StepBack);
+    assert_eq!(step_of(&app), 149);
+    travel(&mut app, TimeRequest::By(1.0));
+    assert_eq!(step_of(&app), 209);
+    tap(
+        &mut app,
+        KeyCode::ArrowLeft,
+        Key::ArrowLeft,
+        egui::Key::ArrowLeft,
+    );
+    assert_eq!(step_of(&app), 149, "← goes one second back");
+    // Playing on reaches the same step 250 as the first time.
+    app.world_mut().resource_mut::<Time<Virtual>>().unpause();
+    run_to(&mut app, 250);
+    assert!(
+        state(&mut app) == at_250,
+        "replaying forward gave another step 250"
+    );
+    assert!(app.world().resource::<Timeline>().ghost.is_empty());
+}
+
+#[test]
+fn an_edit_in_the_past_branches_and_keeps_the_old_future_as_a_ghost() {
+    let mut app = panels_with(small());
+    run_to(&mut app, 240);
+    let old = state(&mut app).metrics.samples;
+    travel(&mut app, TimeRequest::ToStep(100));
+    app.world_mut()
+        .resource_mut::<SimConfig>()
+        .swarms
+        .normal
+        .noise = 250.0;
+    app.update();
+    app.update();
+    let timeline = app.world().resource::<Timeline>();
+    assert!(
+        timeline.ghost.len() >= old.len() && timeline.ghost[..old.len()] == old[..],
+        "the abandoned future is kept whole"
+    );
+    assert_eq!(
+        timeline.range().unwrap().1,
+        100,
+        "the old future's marks are gone"
+    );
+    // The branch plays on with the change.
+    app.world_mut().resource_mut::<Time<Virtual>>().unpause();
+    run_to(&mut app, 240);
+    let new = state(&mut app).metrics.samples;
+    assert!(new[..4] == old[..4], "samples before the branch differ");
+    assert!(new[..old.len()] != old[..], "the branch changed nothing");
+}
+
+#[test]
+fn a_links_t_opens_the_run_at_that_moment_paused() {
+    let mut app = panels_with(small());
+    app.world_mut().resource_mut::<Timeline>().start_at = Some(2.0);
+    for _ in 0..4 {
+        app.update();
+    }
+    assert_eq!(step_of(&app), 120, "replayed to 2 s");
+    assert!(app.world().resource::<Time<Virtual>>().is_paused());
+    let (marks, _) = app.world().resource::<Timeline>().memory();
+    assert!(marks >= 2, "the replay keeps marks to go back to");
+    // The same moment as a run that played there.
+    let mut played = panels_with(small());
+    run_to(&mut played, 120);
+    assert!(state(&mut app) == state(&mut played));
 }

@@ -284,6 +284,26 @@ pub struct RunArgs {
     /// Output folder (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Continue the run a checkpoint was taken from, to its end (a .ckpt file, or a folder:
+    /// its newest checkpoint). The checkpoint holds the scenario and seed (no --scenario or
+    /// --seed); with --set, --duration, --dt, --sample-every or --agents-every it is a branch.
+    /// Repeat the checkpoint options to keep writing checkpoints.
+    #[arg(long, value_name = "FILE|DIR", conflicts_with_all = ["scenario", "seed"])]
+    pub resume: Option<PathBuf>,
+    /// Write a checkpoint every S simulated seconds into DIR/checkpoints/ (t-<time>.ckpt).
+    #[arg(
+        long = "checkpoint-every",
+        value_name = "S",
+        allow_negative_numbers = true
+    )]
+    pub checkpoint_every: Option<f64>,
+    /// Keep only the newest K checkpoints (default: all).
+    #[arg(long = "keep-checkpoints", value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub keep_checkpoints: Option<u32>,
+    /// Write a checkpoint when the run is stopped (Ctrl-C, or SIGTERM from a scheduler); works
+    /// with or without --checkpoint-every.
+    #[arg(long = "checkpoint-on-exit")]
+    pub checkpoint_on_exit: bool,
     /// Compute threads (default: every core). Results do not depend on it.
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -357,7 +377,32 @@ impl ScenarioArgs {
 impl RunArgs {
     /// The run's configuration: scenario, `--set`, `--seed`, then the timing flags.
     pub fn resolve(&self) -> Result<SimConfig, ConfigError> {
-        let mut config = self.scenario.resolve(None)?;
+        let config = self.scenario.resolve(None)?;
+        self.with_timing(config)
+    }
+
+    /// A resumed run's configuration: the checkpoint's (`text`, TOML), `--set`, then the timing
+    /// flags; and what was changed (`KEY=VALUE`; empty unless the run is a branch).
+    pub fn resolve_resumed(&self, text: &str) -> Result<(SimConfig, Vec<String>), ConfigError> {
+        let config = SimConfig::from_toml_str(text, "checkpoint", &self.scenario.set)?;
+        let config = self.with_timing(config)?;
+        let mut changed = self.scenario.set.clone();
+        let flags = [
+            ("duration", self.duration),
+            ("dt", self.dt),
+            ("sample_every", self.sample_every),
+            ("agents_every", self.agents_every),
+        ];
+        for (key, value) in flags {
+            if let Some(v) = value {
+                changed.push(format!("{key}={v}"));
+            }
+        }
+        Ok((config, changed))
+    }
+
+    /// `config` with the timing flags applied.
+    fn with_timing(&self, mut config: SimConfig) -> Result<SimConfig, ConfigError> {
         let mut flags = Vec::new();
         if let Some(d) = self.duration {
             config.duration = d;

@@ -13,12 +13,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use super::Simulation;
+use super::checkpoints::{self, CheckpointOptions, CheckpointSchedule};
+pub use super::output::tidy_time;
 use super::output::{OutputError, RunFolder};
 use super::plots::{plot_rt, plot_run};
 use super::results::Series;
+use crate::sim::checkpoint::{Checkpoint, Parent, RunState};
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::{EpidemicStats, swarms_at_risk};
-use crate::sim::interventions::{EventKind, InterventionLog};
+use crate::sim::interventions::{EventKind, InterventionLog, as_configured};
 use crate::sim::metrics::{MetricsLog, SWARM_MEASURES, Sample, Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::{
@@ -52,6 +55,19 @@ pub struct RunOptions {
     pub stop: Option<Arc<AtomicBool>>,
     /// Watches every step (a video); never changes the run.
     pub observer: Option<Box<dyn StepObserver>>,
+    /// When to write checkpoints.
+    pub checkpoints: CheckpointOptions,
+    /// Continue from a checkpoint instead of starting (`config` is its configuration, changed
+    /// on a branch).
+    pub resume: Option<Resume>,
+}
+
+/// Where a resumed run starts.
+pub struct Resume {
+    /// The checkpoint.
+    pub checkpoint: Checkpoint,
+    /// Set when the run is a branch (its configuration differs from the checkpoint's).
+    pub branch: Option<Parent>,
 }
 
 /// How a headless run went.
@@ -69,15 +85,51 @@ pub struct RunReport {
     pub out: PathBuf,
     /// What the observer wrote, if there was one.
     pub observed: Option<String>,
+    /// The last checkpoint written, if any.
+    pub checkpoint: Option<PathBuf>,
+    /// Steps already taken by the run a resumed run continues (0 otherwise).
+    pub resumed_at_step: u64,
 }
 
 /// Runs to `config.duration` (or until stopped) and writes the output folder.
 pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
     let started = Instant::now();
-    let mut folder = RunFolder::create(&opts.out, &opts.config)?;
+    let resume = opts.resume.take();
+    // A branch keeps its parent; so does a run resumed from a branch's checkpoint.
+    let parent = resume
+        .as_ref()
+        .and_then(|r| r.branch.clone().or_else(|| r.checkpoint.parent.clone()));
+    // config.toml holds the configuration as configured (an active intervention's `set` undone),
+    // as the uninterrupted run wrote it.
+    let configured = match &resume {
+        Some(r) => as_configured(&opts.config, &r.checkpoint.interventions),
+        None => opts.config.clone(),
+    };
+    let mut folder = RunFolder::create(&opts.out, &configured)?;
+    if let Some(p) = &parent {
+        folder.note_parent(p, opts.config.dt)?;
+    }
     let duration = opts.config.duration;
     let total_steps = (duration / opts.config.dt).round().max(1.0) as u64;
-    let mut sim = Simulation::new(opts.config.clone(), opts.threads);
+    let (mut sim, mut agents) = match &resume {
+        None => (
+            Simulation::new(opts.config.clone(), opts.threads),
+            AgentSchedule::new(&opts.config),
+        ),
+        Some(r) => {
+            let sim = Simulation::resumed(&r.checkpoint, opts.config.clone(), opts.threads);
+            let state = r.checkpoint.run.clone().unwrap_or_default();
+            // Everything the parent had written, rebuilt from the logs (agents.csv as written).
+            folder.write_new_rows(sim.samples())?;
+            folder.write_transmissions(sim.world().resource::<TransmissionLog>(), false)?;
+            folder.write_interventions(sim.world().resource::<InterventionLog>())?;
+            folder.append_agents(&state.agents_rows)?;
+            (sim, AgentSchedule::resumed(&opts.config, &state))
+        }
+    };
+    let mut schedule =
+        CheckpointSchedule::new(opts.checkpoints.every, opts.config.dt, sim.clock().time);
+    let mut last_checkpoint = None;
     let bar = if opts.progress {
         let bar = ProgressBar::new(total_steps);
         bar.set_style(
@@ -96,10 +148,16 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
             .is_some_and(|s| s.load(Ordering::Relaxed))
     };
     let mut completed = true;
-    let mut agents = AgentSchedule::new(&opts.config);
+    let resumed_at_step = sim.clock().step;
+    bar.set_position(resumed_at_step);
     while !sim.reached(duration) {
         if stopped() {
             completed = false;
+            if opts.checkpoints.on_exit {
+                let written = save(&mut sim, &folder, &agents, &parent, &opts.checkpoints)?;
+                eprintln!("checkpoint written: {}", written.display());
+                last_checkpoint = Some(written);
+            }
             break;
         }
         // The step's snapshot is the state at the step's start, the time the clock shows now.
@@ -114,6 +172,15 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
         if let Some(o) = &mut opts.observer {
             o.observe(sim.world(), start)
                 .map_err(OutputError::Observer)?;
+        }
+        if schedule.take(sim.clock().time) {
+            last_checkpoint = Some(save(
+                &mut sim,
+                &folder,
+                &agents,
+                &parent,
+                &opts.checkpoints,
+            )?);
         }
         let step = sim.clock().step;
         if step.is_multiple_of(64) {
@@ -150,8 +217,18 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
         wall_s: started.elapsed().as_secs_f64(),
         out: folder.dir().to_path_buf(),
         observed,
+        checkpoint: last_checkpoint,
+        resumed_at_step,
     };
-    folder.write_summary(&summary(&sim, completed))?;
+    let mut summary = summary(&sim, completed);
+    if let Some(p) = &parent {
+        summary["parent"] = json!({
+            "checkpoint": p.file,
+            "time_s": tidy_time(p.time_s, opts.config.dt),
+            "changed": p.changed,
+        });
+    }
+    folder.write_summary(&summary)?;
     // The plot is a view of files already written: a failure is reported, never fatal.
     let plot = folder.dir().join("sir.png");
     let title = format!("S / I / R (seed {})", opts.config.seed);
@@ -167,6 +244,30 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
         eprintln!("warning: {e}");
     }
     Ok(report)
+}
+
+/// Writes a checkpoint of the run as it stands into `<out>/checkpoints/`.
+fn save(
+    sim: &mut Simulation,
+    folder: &RunFolder,
+    agents: &AgentSchedule,
+    parent: &Option<Parent>,
+    options: &CheckpointOptions,
+) -> Result<PathBuf, OutputError> {
+    let mut checkpoint = sim
+        .checkpoint()
+        .map_err(|e| OutputError::Checkpoint(e.to_string()))?;
+    checkpoint.run = Some(RunState {
+        agents_rows: folder.agents_rows()?,
+        agents_next_due: agents.next_due,
+        agents_last: agents.last,
+    });
+    checkpoint.parent = parent.clone();
+    let dir = folder.dir().join("checkpoints");
+    checkpoints::write(&dir, &checkpoint, options.keep).map_err(|e| OutputError::File {
+        path: dir.display().to_string(),
+        reason: e.to_string(),
+    })
 }
 
 /// When `agents.csv` gets its next snapshot: every `agents_every` simulated seconds on the
@@ -190,6 +291,15 @@ impl AgentSchedule {
         }
     }
 
+    /// The schedule a checkpoint saved.
+    fn resumed(config: &SimConfig, state: &RunState) -> Self {
+        Self {
+            next_due: state.agents_next_due,
+            last: state.agents_last,
+            ..Self::new(config)
+        }
+    }
+
     /// Whether the state at `time` is due; if so it counts as written.
     fn take(&mut self, time: f64) -> bool {
         if self.every <= 0.0 || time < self.next_due - self.half_step {
@@ -205,14 +315,6 @@ impl AgentSchedule {
         let written = self.last.is_some_and(|t| (t - time).abs() < 1e-9);
         self.every > 0.0 && !written
     }
-}
-
-/// A simulated time as people write it: the step boundary it is (a whole number of `dt`), to
-/// nanoseconds — `60` rather than the clock's `60.000001200003936` (the clock counts whole
-/// nanoseconds per step).
-pub fn tidy_time(t: f64, dt: f64) -> f64 {
-    let on_step = if dt > 0.0 { (t / dt).round() * dt } else { t };
-    (on_step * 1e9).round() / 1e9
 }
 
 fn opt(v: Option<f64>) -> Value {

@@ -118,6 +118,8 @@ pub fn execute(
                             progress: false,
                             stop: stop.clone(),
                             observer: None,
+                            checkpoints: Default::default(),
+                            resume: None,
                         };
                         match catch_unwind(AssertUnwindSafe(|| run_one(opts))) {
                             Ok(Ok(r)) if r.completed => JobStatus::Ran,

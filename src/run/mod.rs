@@ -5,6 +5,8 @@
 #[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod checkpoints;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod compare;
@@ -35,6 +37,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 
 use crate::sim::SimPlugin;
+use crate::sim::checkpoint::{self, Checkpoint, CheckpointError};
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
@@ -79,6 +82,19 @@ impl Simulation {
         let mut virtual_time = app.world_mut().resource_mut::<Time<Virtual>>();
         virtual_time.set_max_delta(dt.max(Duration::from_millis(250)));
         Self { app, dt }
+    }
+
+    /// A simulation that continues from `checkpoint` with `config` (the checkpoint's own, or
+    /// a branch's changed copy): its next step is the step the checkpoint's run took next.
+    pub fn resumed(checkpoint: &Checkpoint, config: SimConfig, threads: Option<usize>) -> Self {
+        let mut sim = Self::new(config.clone(), threads);
+        checkpoint::restore(sim.app.world_mut(), checkpoint, config);
+        sim
+    }
+
+    /// The whole state at the current step boundary.
+    pub fn checkpoint(&mut self) -> Result<Checkpoint, CheckpointError> {
+        checkpoint::capture(self.app.world_mut())
     }
 
     /// Runs exactly one simulation step (the first also starts the run).

@@ -10,12 +10,21 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::sim::checkpoint::Parent;
 use crate::sim::config::SimConfig;
 use crate::sim::interventions::InterventionLog;
 use crate::sim::metrics::Sample;
 use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::RtRow;
 use crate::sim::transmission::{Transmission, TransmissionLog};
+
+/// A simulated time as people write it: the step boundary it is (a whole number of `dt`), to
+/// nanoseconds — `60` rather than the clock's `60.000001200003936` (the clock counts whole
+/// nanoseconds per step).
+pub fn tidy_time(t: f64, dt: f64) -> f64 {
+    let on_step = if dt > 0.0 { (t / dt).round() * dt } else { t };
+    (on_step * 1e9).round() / 1e9
+}
 
 /// `value` with every non-whole number at 7 significant digits, as people write them: the
 /// last digits of a time summed from whole-nanosecond steps or of an `f32` measure widened to
@@ -72,6 +81,9 @@ pub enum OutputError {
     /// A step observer (the video) failed; the message names the file and the fix.
     #[error("{0:#}")]
     Observer(anyhow::Error),
+    /// A checkpoint cannot be taken (the message says why and what to do).
+    #[error("{0}")]
+    Checkpoint(String),
     /// A file inside it cannot be written.
     #[error("cannot write `{path}`: {reason} (check free space and permissions)")]
     File {
@@ -249,6 +261,43 @@ impl RunFolder {
             agent_row(&mut text, time_s, snapshot, slot);
         }
         out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| file_error(&path, e))
+    }
+
+    /// Records in `config.toml` (as a comment at its top) that this run is a branch of `parent`.
+    pub fn note_parent(&self, parent: &Parent, dt: f64) -> Result<(), OutputError> {
+        let path = self.dir.join("config.toml");
+        let text = fs::read_to_string(&path).map_err(|e| file_error(&path, e))?;
+        let changed = parent.changed.join(", ");
+        let note = format!(
+            "# A branch: resumed from checkpoint {} at t = {} s, changing {changed}.\n# Its rows \
+             before that time are the parent run's; this is the configuration after the branch.\n\n",
+            parent.file,
+            tidy_time(parent.time_s, dt)
+        );
+        fs::write(&path, note + &text).map_err(|e| file_error(&path, e))
+    }
+
+    /// The rows of `agents.csv` written so far (after its header; empty without one).
+    pub fn agents_rows(&self) -> Result<String, OutputError> {
+        if self.agents.is_none() {
+            return Ok(String::new());
+        }
+        let path = self.dir.join("agents.csv");
+        let text = fs::read_to_string(&path).map_err(|e| file_error(&path, e))?;
+        Ok(text
+            .split_once('\n')
+            .map_or(String::new(), |(_, rows)| rows.to_string()))
+    }
+
+    /// Appends rows written before (a resumed run's) to `agents.csv`, and flushes.
+    pub fn append_agents(&mut self, rows: &str) -> Result<(), OutputError> {
+        let Some(out) = &mut self.agents else {
+            return Ok(());
+        };
+        let path = self.dir.join("agents.csv");
+        out.write_all(rows.as_bytes())
             .and_then(|()| out.flush())
             .map_err(|e| file_error(&path, e))
     }

@@ -12,27 +12,65 @@ use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
 /// World position, px; inside the world after every integration.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
+#[derive(
+    Component,
+    Reflect,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Deref,
+    DerefMut,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct Position(pub Vec2);
 
 /// Velocity, px/s.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Deref, DerefMut)]
+#[derive(
+    Component,
+    Reflect,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Deref,
+    DerefMut,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct Velocity(pub Vec2);
 
 /// Stable spawn-order id: results never depend on `Entity` numbering.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Component,
+    Reflect,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct AgentId(pub u64);
 
 /// Marker of every boid (not predators); the KD-tree resource is keyed on it.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[reflect(Component)]
 pub struct Boid;
 
 /// Disease state (docs/model.md §5.2). Times are simulation seconds.
-#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Disease {
     /// Can be infected.
     #[default]
@@ -98,7 +136,9 @@ impl Disease {
 
 /// A boid detected by test-and-isolate (docs/model.md §11): it stays where it is, infects no
 /// one and attracts no one until its infection ends.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct Isolated {
     /// When it was detected, s.
@@ -106,7 +146,9 @@ pub struct Isolated {
 }
 
 /// Disease state plus age.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct Health {
     /// S / I / R.
@@ -116,7 +158,9 @@ pub struct Health {
 }
 
 /// Biological sex, for reproduction (docs/model.md §6).
-#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    Reflect, Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize,
+)]
 pub enum Sex {
     /// Female.
     #[default]
@@ -126,7 +170,9 @@ pub enum Sex {
 }
 
 /// Reproduction state: sex and when the boid may breed again (docs/model.md §6).
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct Breeding {
     /// 50/50 at spawn.
@@ -137,7 +183,9 @@ pub struct Breeding {
 
 /// This step's steering contributions, px/s². The integrator adds them up; each is written by
 /// the module that owns it, so no two systems touch the same field.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct Steering {
     /// Separation + alignment + cohesion, weighted (flocking module).
@@ -288,6 +336,17 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
+/// Despawns every simulated entity (boids and predators: whatever has a `Position`).
+pub fn despawn_simulated(world: &mut World) {
+    let doomed: Vec<Entity> = world
+        .query_filtered::<Entity, With<Position>>()
+        .iter(world)
+        .collect();
+    for entity in doomed {
+        world.despawn(entity);
+    }
+}
+
 /// Starts a run: despawns every simulated entity, reseeds, tells the other modules
 /// (`RunStarted`: each resets what it owns, the clock included), then spawns the initial
 /// population.
@@ -301,13 +360,7 @@ fn begin_run(world: &mut World) {
         world.resource_mut::<SimConfig>().seed = seed;
     }
     let config = world.resource::<SimConfig>().clone();
-    let doomed: Vec<Entity> = world
-        .query_filtered::<Entity, With<Position>>()
-        .iter(world)
-        .collect();
-    for entity in doomed {
-        world.despawn(entity);
-    }
+    despawn_simulated(world);
     world.insert_resource(IdCounter::default());
     world.insert_resource(SimRng::new(config.seed));
     world.trigger(RunStarted { seed: config.seed });

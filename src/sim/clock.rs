@@ -8,7 +8,9 @@ use crate::sim::config::SimConfig;
 use crate::sim::schedule::SimSystems;
 
 /// Step counter and simulated time. During a step `time` is the time at the step's start.
-#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize,
+)]
 #[reflect(Resource)]
 pub struct SimClock {
     /// Steps completed since the run started.

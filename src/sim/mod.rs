@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod antivax;
+pub mod checkpoint;
 pub mod clock;
 pub mod config;
 pub mod doctors;

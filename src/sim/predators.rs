@@ -35,7 +35,9 @@ pub const ISOLATION_BONUS_PX: f32 = 30.0;
 pub const ISOLATION_COUNT: f32 = 5.0;
 
 /// A predator (not a boid).
-#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize,
+)]
 #[reflect(Component)]
 pub struct Predator {
     /// Stable id (spawn order among predators).

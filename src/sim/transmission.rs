@@ -16,7 +16,7 @@ use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
 /// How an infection ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     /// Survived `t_death` and recovered.
     Recovered,
@@ -49,7 +49,7 @@ impl Outcome {
 }
 
 /// Who infected a boid.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Infector {
     /// Its id.
     pub id: u64,
@@ -62,7 +62,7 @@ pub struct Infector {
 }
 
 /// One infection.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Transmission {
     /// When it began (end of the step), s.
     pub time_s: f64,
@@ -85,7 +85,7 @@ pub struct Transmission {
 }
 
 /// Every infection of the run, in the order they began.
-#[derive(Resource, Clone, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TransmissionLog {
     /// The infections; an index here names an infection.
     pub records: Vec<Transmission>,

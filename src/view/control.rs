@@ -22,6 +22,7 @@ use crate::view::camera::CameraView;
 use crate::view::input::Action;
 use crate::view::link::CurrentScenario;
 use crate::view::select::Selected;
+use crate::view::timeline::Timeline;
 use crate::view::transmissions::entity_of;
 
 /// Speed multipliers offered, slowest first.
@@ -186,6 +187,7 @@ fn perform_actions(
     mut selected: ResMut<Selected>,
     spread: (Res<TransmissionLog>, Res<Snapshot>, Query<&AgentId>),
     mut current: ResMut<CurrentScenario>,
+    mut timeline: ResMut<Timeline>,
     mut commands: Commands,
 ) {
     let now = real.elapsed_secs_f64();
@@ -281,6 +283,10 @@ fn perform_actions(
                     None => Some("nobody is infected".to_string()),
                 }
             }
+            Action::TimeTravel(request) => {
+                timeline.requests.push(request.clone());
+                None
+            }
             Action::LoadScenario(path) => Some(match load_scenario(path) {
                 Ok(new) => {
                     *config = new;
@@ -327,16 +333,9 @@ fn run_requested_steps(world: &mut World) {
         if observe_only {
             *world.resource_mut::<StepMode>() = StepMode::Observe;
         }
-        let mut fixed = world.resource_mut::<Time<Fixed>>();
-        let step = fixed.timestep();
-        fixed.advance_by(step);
-        let generic = fixed.as_generic();
-        *world.resource_mut::<Time>() = generic;
-        world.run_schedule(bevy::app::FixedMain);
+        crate::view::timeline::run_one_step(world);
         *world.resource_mut::<StepMode>() = StepMode::Full;
     }
-    let generic = world.resource::<Time<Virtual>>().as_generic();
-    *world.resource_mut::<Time>() = generic;
 }
 
 #[cfg(test)]

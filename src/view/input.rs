@@ -59,6 +59,23 @@ pub enum Action {
     LoadScenario(PathBuf),
     /// Save the current config to a TOML file.
     SaveConfig(PathBuf),
+    /// Go back or forward in time, or save or open a checkpoint.
+    TimeTravel(TimeRequest),
+}
+
+/// A request for the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TimeRequest {
+    /// Go to this step (within the marks and the furthest step reached).
+    ToStep(u64),
+    /// Go this many simulated seconds back (negative) or forward.
+    By(f64),
+    /// One step back.
+    StepBack,
+    /// Write a checkpoint file of the current moment.
+    Save(PathBuf),
+    /// Open a checkpoint file (one the app or a headless run wrote).
+    Open(PathBuf),
 }
 
 /// Cursor position in world space and world units per screen pixel; `None` when the cursor is
@@ -82,7 +99,10 @@ pub struct DragState {
 pub fn shortcut(key: KeyCode, shift: bool) -> Option<Action> {
     Some(match key {
         KeyCode::Space => Action::TogglePause,
+        KeyCode::KeyS if shift => Action::TimeTravel(TimeRequest::StepBack),
         KeyCode::KeyS => Action::Step,
+        KeyCode::ArrowLeft => Action::TimeTravel(TimeRequest::By(-1.0)),
+        KeyCode::ArrowRight => Action::TimeTravel(TimeRequest::By(1.0)),
         KeyCode::KeyR => Action::Reset { new_seed: shift },
         KeyCode::Equal | KeyCode::NumpadAdd | KeyCode::BracketRight => Action::Faster,
         KeyCode::Minus | KeyCode::NumpadSubtract | KeyCode::BracketLeft => Action::Slower,

@@ -30,6 +30,8 @@ pub struct Link {
     /// Put the metrics into the page once the run reaches this many simulated seconds (for
     /// checking a browser run against the command line).
     pub export: Option<f64>,
+    /// Open the run at this simulated time (replayed from the start, then paused).
+    pub t: Option<f64>,
 }
 
 /// Decodes `%XX` escapes and `+` (a space).
@@ -96,9 +98,19 @@ pub fn parse_query(query: &str) -> Result<Link, String> {
                     format!("export `{value}` is not a number of simulated seconds")
                 })?)
             }
+            "t" => {
+                let t: f64 = value
+                    .parse()
+                    .map_err(|_| format!("t `{value}` is not a number of simulated seconds"))?;
+                if !(t >= 0.0 && t.is_finite()) {
+                    return Err(format!("t `{value}` must be 0 or more simulated seconds"));
+                }
+                link.t = Some(t);
+            }
             other => {
                 return Err(format!(
-                    "unknown link parameter `{other}`; use scenario, seed, set and interventions"
+                    "unknown link parameter `{other}`; use scenario, seed, set, interventions \
+                     and t"
                 ));
             }
         }
@@ -115,6 +127,9 @@ pub fn link_query(link: &Link) -> String {
     parts.extend(link.sets.iter().map(|s| format!("set={}", encode(s))));
     if let Some(text) = &link.interventions {
         parts.push(format!("interventions={}", encode(text)));
+    }
+    if let Some(t) = link.t {
+        parts.push(format!("t={t}"));
     }
     format!("?{}", parts.join("&"))
 }
@@ -178,6 +193,7 @@ pub fn link_for(scenario: &str, config: &SimConfig) -> Link {
         sets,
         interventions,
         export: None,
+        t: None,
     }
 }
 
@@ -196,6 +212,15 @@ mod tests {
         let again = link_for("predators", &config);
         assert_eq!(again, link);
         assert_eq!(parse_query(&link_query(&again)).unwrap(), link);
+        // A moment of the run.
+        let at = Link {
+            t: Some(12.5),
+            ..link.clone()
+        };
+        assert!(link_query(&at).ends_with("&t=12.5"));
+        assert_eq!(parse_query(&link_query(&at)).unwrap(), at);
+        assert!(parse_query("t=-1").unwrap_err().contains("0 or more"));
+        assert!(parse_query("t=soon").unwrap_err().contains("not a number"));
         // Sub-folder scenarios, escapes and strings.
         let mut c = resolve(&parse_query("scenario=matrix/B2_D2").unwrap()).unwrap();
         c.doctors.behavior = crate::sim::config::DoctorBehavior::SeekCentroid;

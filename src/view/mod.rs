@@ -11,6 +11,7 @@ pub mod params;
 pub mod recording;
 pub mod render;
 pub mod select;
+pub mod timeline;
 pub mod timing;
 pub mod transmissions;
 pub mod ui;
@@ -73,6 +74,7 @@ fn panels(app: &mut App) {
             params::plugin,
             recording::plugin,
             timing::plugin,
+            timeline::plugin,
             ui::plugin,
         ));
 }

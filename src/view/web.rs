@@ -68,13 +68,28 @@ pub fn page_address() -> String {
 
 /// Offers `text` as a download named `name`.
 pub fn download(name: &str, text: &str) -> Result<(), String> {
+    offer(name, &js_sys::Array::of1(&text.into()), "text/plain")
+}
+
+/// Offers `bytes` (a checkpoint) as a download named `name`.
+pub fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let array = js_sys::Uint8Array::from(bytes);
+    offer(
+        name,
+        &js_sys::Array::of1(&array),
+        "application/octet-stream",
+    )
+}
+
+/// Offers the blob of `parts` as a download named `name`.
+fn offer(name: &str, parts: &js_sys::Array, mime: &str) -> Result<(), String> {
     let fail = |e: wasm_bindgen::JsValue| format!("download failed: {e:?}");
     let window = web_sys::window().ok_or("no window")?;
     let document = window.document().ok_or("no document")?;
-    let parts = js_sys::Array::of1(&text.into());
     let options = web_sys::BlobPropertyBag::new();
-    options.set_type("text/plain");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
+    options.set_type(mime);
+    let blob =
+        web_sys::Blob::new_with_u8_array_sequence_and_options(parts, &options).map_err(fail)?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
     let a: web_sys::HtmlAnchorElement = document
         .create_element("a")

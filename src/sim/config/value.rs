@@ -6,7 +6,7 @@
 use std::fmt;
 
 /// One config key's value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     /// A number read from an `f64` field or typed by a user.
     Float(f64),

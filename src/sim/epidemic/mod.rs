@@ -28,7 +28,7 @@ use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
 /// How an infection began.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
     /// Infected when the run started (generation 0).

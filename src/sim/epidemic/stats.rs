@@ -4,13 +4,13 @@
 //! the state at the start of each step, in `SimSystems::Sample`.
 
 use bevy::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sim::clock::SimClock;
 use crate::sim::neighbours::Neighbours;
 
 /// The run's epidemic record (docs/model.md §8 run summary).
-#[derive(Resource, Clone, Debug, Default, Serialize)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EpidemicStats {
     /// Boids infected at t = 0 (their mean secondary infections, R0 from the first
     /// generation, come from the transmission record).
@@ -37,11 +37,8 @@ pub struct EpidemicStats {
     pub peak_time_s: f64,
     /// First time I = 0 after being > 0, s.
     pub eradication_time_s: Option<f64>,
-    #[serde(skip)]
     seen: Vec<bool>,
-    #[serde(skip)]
     had_infection: bool,
-    #[serde(skip)]
     started: bool,
 }
 

@@ -14,7 +14,7 @@ mod tests;
 pub use actions::{chosen, measure_value};
 
 use bevy::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sim::agent::{AgentId, Boid, Disease, Health, Isolated, Position, RunStarted, Velocity};
 use crate::sim::clock::SimClock;
@@ -27,7 +27,7 @@ use crate::sim::swarm::Swarm;
 use crate::sim::transmission::TransmissionLog;
 
 /// Where an intervention is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Waiting for its trigger.
@@ -51,7 +51,7 @@ impl Phase {
 }
 
 /// The run-time state of one intervention.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Status {
     /// Where it is.
     pub phase: Phase,
@@ -70,7 +70,7 @@ pub struct Status {
 }
 
 /// A start or an end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// It started.
@@ -90,7 +90,7 @@ impl EventKind {
 }
 
 /// One row of `interventions.csv`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InterventionEvent {
     /// Simulated time (a step boundary), s.
     pub time_s: f64,
@@ -107,7 +107,7 @@ pub struct InterventionEvent {
 }
 
 /// The interventions' state and every start and end of the run.
-#[derive(Resource, Clone, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct InterventionLog {
     /// One per entry of `SimConfig::interventions`.
     pub status: Vec<Status>,

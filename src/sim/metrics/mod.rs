@@ -52,7 +52,7 @@ pub struct Tally {
 pub struct ActiveInterventions(pub u32);
 
 /// Every sample of the run, plus when the next one is due.
-#[derive(Resource, Clone, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MetricsLog {
     /// Samples in time order.
     pub samples: Vec<Sample>,

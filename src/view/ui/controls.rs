@@ -10,6 +10,8 @@ use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::view::control::{RunControl, SPEEDS};
 use crate::view::input::Action;
+use crate::view::input::TimeRequest;
+use crate::view::timeline::Timeline;
 use crate::view::timing::FrameTiming;
 
 /// What the run controls read.
@@ -21,6 +23,7 @@ pub(super) struct Controls<'w, 's> {
     virtual_time: Res<'w, Time<Virtual>>,
     real: Res<'w, Time<Real>>,
     timing: Res<'w, FrameTiming>,
+    timeline: Res<'w, Timeline>,
     /// Smoothed frames per second.
     fps: Local<'s, f32>,
 }
@@ -88,6 +91,7 @@ pub(super) fn show(ui: &mut egui::Ui, c: &Controls, actions: &mut EventWriter<Ac
         *c.fps,
         if paused { " · paused" } else { "" }
     ));
+    timeline(ui, c, actions);
     let report = c.timing.report;
     if report.fps > 0.0 {
         ui.label(egui::RichText::new(report.line()).small())
@@ -95,4 +99,36 @@ pub(super) fn show(ui: &mut egui::Ui, c: &Controls, actions: &mut EventWriter<Ac
                 "Wall time of the simulation steps against the whole frame, over the last second",
             );
     }
+}
+
+/// The timeline: a slider from the first in-memory checkpoint to the furthest moment reached,
+/// what the checkpoints take, and the last time-travel message.
+fn timeline(ui: &mut egui::Ui, c: &Controls, actions: &mut EventWriter<Action>) {
+    let Some((first, last)) = c.timeline.range() else {
+        return;
+    };
+    let last = last.max(c.clock.step);
+    let dt = c.config.dt;
+    let mut step = c.clock.step.clamp(first, last);
+    ui.spacing_mut().slider_width = 230.0;
+    let slider = egui::Slider::new(&mut step, first..=last)
+        .custom_formatter(move |v, _| format!("{:.2} s", v * dt))
+        .text("timeline");
+    let response = ui.add(slider).on_hover_text(
+        "Drag to go back to any moment (←/→: one second, Shift+S: one step back), then play \
+         on; change a parameter there to branch (the plots keep the old future faintly)",
+    );
+    if response.changed() {
+        actions.write(Action::TimeTravel(TimeRequest::ToStep(step)));
+    }
+    let (marks, bytes) = c.timeline.memory();
+    let mut line = format!(
+        "{marks} checkpoints in memory: {:.1} of {:.0} MB",
+        bytes as f64 / 1e6,
+        c.timeline.budget as f64 / 1e6
+    );
+    if let Some(m) = &c.timeline.message {
+        line = format!("{line} · {m}");
+    }
+    ui.label(egui::RichText::new(line).small());
 }

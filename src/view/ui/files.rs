@@ -1,6 +1,7 @@
 //! Panel section: scenario and files — load any shipped scenario (sub-folders included), save
 //! the current config as a scenario file, export the metrics so far (in a browser these two
-//! download the file), and, in a browser, copy the link that reproduces the run.
+//! download the file), save or open a checkpoint (not in a browser yet), and, in a browser,
+//! copy the link that reproduces the run.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,7 @@ use bevy_egui::egui;
 use crate::sim::config::{SimConfig, scenarios_dir};
 use crate::sim::interventions::{InterventionLog, as_configured};
 use crate::view::input::Action;
+use crate::view::input::TimeRequest;
 use crate::view::link::{CurrentScenario, link_for, link_query};
 
 /// Panel state of the files section.
@@ -18,6 +20,8 @@ use crate::view::link::{CurrentScenario, link_for, link_query};
 pub struct FilesState {
     /// Where "Save config" writes.
     pub save_path: String,
+    /// Where "Save checkpoint" writes and "Open checkpoint" reads.
+    pub checkpoint_path: String,
     /// Scenario files found under `assets/scenarios`.
     pub scenarios: Vec<PathBuf>,
     /// The one chosen in the combo box.
@@ -31,6 +35,7 @@ impl Default for FilesState {
     fn default() -> Self {
         Self {
             save_path: "my-scenario.toml".into(),
+            checkpoint_path: "my-run.ckpt".into(),
             scenarios: shipped_files(),
             chosen: 0,
             shown_for: String::new(),
@@ -75,6 +80,7 @@ pub(super) struct Files<'w> {
     config: Res<'w, SimConfig>,
     current: Res<'w, CurrentScenario>,
     interventions: Res<'w, InterventionLog>,
+    clock: Res<'w, crate::sim::clock::SimClock>,
 }
 
 /// Draws the files section.
@@ -133,6 +139,28 @@ pub(super) fn show(ui: &mut egui::Ui, f: &mut Files, actions: &mut EventWriter<A
             actions.write(Action::SaveConfig(PathBuf::from(&state.save_path)));
         }
     });
+    ui.horizontal(|ui| {
+        ui.add(egui::TextEdit::singleline(&mut state.checkpoint_path).desired_width(120.0));
+        let path = PathBuf::from(&state.checkpoint_path);
+        if ui
+            .button("Save checkpoint")
+            .on_hover_text(
+                "this moment, exactly: pandemic-boids run --resume <file> --out DIR continues it",
+            )
+            .clicked()
+        {
+            actions.write(Action::TimeTravel(TimeRequest::Save(path.clone())));
+        }
+        // A browser cannot read a path from the page (yet): saving downloads the file.
+        if !cfg!(target_arch = "wasm32")
+            && ui
+                .button("Open")
+                .on_hover_text("a checkpoint saved here or by run --checkpoint-every")
+                .clicked()
+        {
+            actions.write(Action::TimeTravel(TimeRequest::Open(path)));
+        }
+    });
     if ui.button("Export metrics CSV (E)").clicked() {
         actions.write(Action::ExportCsv);
     }
@@ -150,6 +178,14 @@ pub(super) fn show(ui: &mut egui::Ui, f: &mut Files, actions: &mut EventWriter<A
                 .clicked()
             {
                 ui.ctx().copy_text(format!("{}{query}", page_address()));
+            }
+            if ui
+                .button("… at this moment")
+                .on_hover_text("the same link with t=: it opens the run replayed to now")
+                .clicked()
+            {
+                let at = format!("{query}&t={}", f.clock.time);
+                ui.ctx().copy_text(format!("{}{at}", page_address()));
             }
             ui.label(egui::RichText::new(&f.current.0).weak());
         });

@@ -6,9 +6,11 @@ use bevy_egui::{EguiContexts, egui};
 use crate::view::control::RunControl;
 
 /// Every shortcut and mouse gesture, as the help window lists them.
-pub const SHORTCUTS: [(&str, &str); 15] = [
+pub const SHORTCUTS: [(&str, &str); 17] = [
     ("Space", "pause / resume"),
     ("S", "one step (pauses)"),
+    ("Shift+S", "one step back (timeline)"),
+    ("← / →", "one second back / forward (timeline)"),
     ("R / Shift+R", "reset with the same / a new seed"),
     ("+ / −", "speed ×0.25 … ×8"),
     ("click", "select the nearest boid"),

@@ -17,6 +17,7 @@ use crate::sim::reproduction::{RtRow, reproduction_series};
 use crate::sim::swarm::Swarm;
 use crate::sim::transmission::TransmissionLog;
 use crate::view::render::{Tint, boid_colour};
+use crate::view::timeline::Timeline;
 
 /// Height of each plot, logical px.
 const PLOT_HEIGHT: f32 = 120.0;
@@ -31,6 +32,7 @@ pub(super) struct Plots<'w, 's> {
     config: Res<'w, SimConfig>,
     clock: Res<'w, SimClock>,
     interventions: Res<'w, InterventionLog>,
+    timeline: Res<'w, Timeline>,
     rt: Local<'s, RtCache>,
 }
 
@@ -256,24 +258,39 @@ pub(super) fn show(ui: &mut egui::Ui, p: &mut Plots) {
             SPAN_SHADE.gamma_multiply(4.0),
         ));
     }
+    // S, I, R and dead of `samples`, each in its colour (dead brown, told from recovered grey)
+    // times `alpha`, named with `suffix`.
+    let sird = |samples: &[Sample], suffix: &str, alpha: f32| -> Vec<Line<'static>> {
+        let read: [(&str, egui::Color32, fn(&Sample) -> u64); 4] = [
+            ("S", colour(Tint::Healthy), |x| x.overall.susceptible),
+            ("I", colour(Tint::Infected), |x| x.overall.infected),
+            ("R", colour(Tint::Recovered), |x| x.overall.recovered),
+            ("dead", brown, |x| x.overall.dead),
+        ];
+        read.into_iter()
+            .map(|(name, c, f)| {
+                Line::new(
+                    format!("{name}{suffix}"),
+                    series(samples, move |x| Some(f(x) as f64)),
+                )
+                .color(c.gamma_multiply(alpha))
+            })
+            .collect()
+    };
+    // After a branch, the abandoned future stays as faint lines to compare with.
+    let ghost = &p.timeline.ghost;
+    let mut lines = Vec::new();
+    if !ghost.is_empty() {
+        keys.push(("abandoned future (faint)".into(), egui::Color32::GRAY));
+        lines = sird(ghost, " before", 0.35);
+    }
+    lines.extend(sird(s, "", 1.0));
     plot_with(
         ui,
         "sir",
         "boids",
         alive_top,
-        (
-            keys,
-            vec![
-                Line::new("S", series(s, |x| Some(x.overall.susceptible as f64)))
-                    .color(colour(Tint::Healthy)),
-                Line::new("I", series(s, |x| Some(x.overall.infected as f64)))
-                    .color(colour(Tint::Infected)),
-                Line::new("R", series(s, |x| Some(x.overall.recovered as f64)))
-                    .color(colour(Tint::Recovered)),
-                // Brown, so dead and recovered (grey) are told apart.
-                Line::new("dead", series(s, |x| Some(x.overall.dead as f64))).color(brown),
-            ],
-        ),
+        (keys, lines),
         span_shades(&spans, alive_top * HEADROOM),
     );
     ui.label(
