@@ -12,6 +12,7 @@ use bevy::prelude::*;
 use crate::sim::schedule::stepping;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::sim::schedule::{SimSystems, ViewSystems};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::sim::{clock::SimClock, config::SimConfig};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::view::{

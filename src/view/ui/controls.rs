@@ -115,8 +115,9 @@ fn timeline(ui: &mut egui::Ui, c: &Controls, actions: &mut EventWriter<Action>) 
         .custom_formatter(move |v, _| format!("{:.2} s", v * dt))
         .text("timeline");
     let response = ui.add(slider).on_hover_text(
-        "Drag to go back to any moment (←/→: one second, Shift+S: one step back), then play \
-         on; change a parameter there to branch (the plots keep the old future faintly)",
+        "Drag to go back to any moment (Left/Right arrow: one second, Shift+S: one step back), \
+         then play on; change a parameter there to branch (the plots keep the old future \
+         faintly)",
     );
     if response.changed() {
         actions.write(Action::TimeTravel(TimeRequest::ToStep(step)));

@@ -10,7 +10,7 @@ pub const SHORTCUTS: [(&str, &str); 17] = [
     ("Space", "pause / resume"),
     ("S", "one step (pauses)"),
     ("Shift+S", "one step back (timeline)"),
-    ("← / →", "one second back / forward (timeline)"),
+    ("Left / Right arrow", "one second back / forward (timeline)"),
     ("R / Shift+R", "reset with the same / a new seed"),
     ("+ / −", "speed ×0.25 … ×8"),
     ("click", "select the nearest boid"),
