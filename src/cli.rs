@@ -441,8 +441,6 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let stop = stop_flag();
     let opts = RunOptions {
-        config,
-        out: args.out.clone(),
         threads: args.threads.map(usize::from),
         progress: !args.quiet,
         stop: Some(stop),
@@ -453,6 +451,7 @@ fn run(args: RunArgs) -> ExitCode {
             on_exit: args.checkpoint_on_exit,
         },
         resume,
+        ..RunOptions::new(config, args.out.clone())
     };
     match headless::run(opts) {
         Ok(report) => {

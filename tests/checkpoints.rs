@@ -193,21 +193,10 @@ const FILES: [&str; 7] = [
 ];
 
 fn headless(config: SimConfig, out: &Path, every: Option<f64>, resume: Option<Resume>) {
-    run(RunOptions {
-        config,
-        out: out.to_path_buf(),
-        threads: None,
-        progress: false,
-        stop: None,
-        observer: None,
-        checkpoints: checkpoints::CheckpointOptions {
-            every,
-            keep: None,
-            on_exit: false,
-        },
-        resume,
-    })
-    .unwrap();
+    let mut opts = RunOptions::new(config, out.to_path_buf());
+    opts.checkpoints.every = every;
+    opts.resume = resume;
+    run(opts).unwrap();
 }
 
 fn assert_same_files(a: &Path, b: &Path, what: &str) {

@@ -12,17 +12,7 @@ use pandemic_boids::run::headless::{RunOptions, run};
 use pandemic_boids::sim::config::{IndexKind, SimConfig};
 
 fn run_to(dir: &std::path::Path, config: SimConfig) -> (Vec<u8>, Vec<u8>) {
-    run(RunOptions {
-        config,
-        out: dir.to_path_buf(),
-        threads: None,
-        progress: false,
-        stop: None,
-        observer: None,
-        checkpoints: Default::default(),
-        resume: None,
-    })
-    .unwrap();
+    run(RunOptions::new(config, dir.to_path_buf())).unwrap();
     (
         fs::read(dir.join("metrics.csv")).unwrap(),
         fs::read(dir.join("summary.json")).unwrap(),

@@ -49,19 +49,13 @@ fn an_extension_reaches_run_and_experiment_and_its_section_is_checked() {
     let on = ["extensions.cure_all.on=true".to_string()];
     let config = SimConfig::load(Some(&sir), &on).unwrap();
     let out = tmp.path().join("run");
-    run(RunOptions {
-        config: SimConfig {
+    run(RunOptions::new(
+        SimConfig {
             duration: 10.0,
             ..config
         },
-        out: out.clone(),
-        threads: None,
-        progress: false,
-        stop: None,
-        observer: None,
-        checkpoints: Default::default(),
-        resume: None,
-    })
+        out.clone(),
+    ))
     .unwrap();
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 
 use super::jobs::{Job, Runs, execute, seed_job};
 use super::plots::plot_comparison;
@@ -270,12 +270,7 @@ pub fn run(opts: &CompareOptions) -> Result<CompareReport> {
     }
     let (base, variant) = configs(opts)?;
     let jobs = plan_for(opts, &base, &variant)?;
-    std::fs::create_dir_all(&opts.out).map_err(|e| {
-        anyhow!(
-            "cannot write to output folder `{}`: {e} (choose a folder you can write to with --out)",
-            opts.out.display()
-        )
-    })?;
+    crate::run::output::create_folder(&opts.out)?;
     let outcomes = execute(&jobs, opts.jobs, opts.progress, opts.stop.clone());
     let mut report = CompareReport {
         differences: differences(&base, &variant),

@@ -101,12 +101,7 @@ pub fn plan(opts: &ExperimentOptions) -> Result<Vec<Job>> {
 /// Runs an experiment and writes its tables and plots.
 pub fn run(opts: &ExperimentOptions) -> Result<Report> {
     let jobs = plan(opts)?;
-    std::fs::create_dir_all(&opts.out).map_err(|e| {
-        anyhow!(
-            "cannot write to output folder `{}`: {e} (choose a folder you can write to with --out)",
-            opts.out.display()
-        )
-    })?;
+    crate::run::output::create_folder(&opts.out)?;
     let outcomes = execute(&jobs, opts.jobs, opts.progress, opts.stop.clone());
     Ok(Report {
         runs: Runs::of(&jobs, &outcomes),

@@ -62,6 +62,23 @@ pub struct RunOptions {
     pub resume: Option<Resume>,
 }
 
+impl RunOptions {
+    /// A run of `config` into `out`: every core, no progress bar, no stop flag, no observer,
+    /// no checkpoints, from the start.
+    pub fn new(config: SimConfig, out: PathBuf) -> Self {
+        Self {
+            config,
+            out,
+            threads: None,
+            progress: false,
+            stop: None,
+            observer: None,
+            checkpoints: CheckpointOptions::default(),
+            resume: None,
+        }
+    }
+}
+
 /// Where a resumed run starts.
 pub struct Resume {
     /// The checkpoint.

@@ -112,14 +112,8 @@ pub fn execute(
                         JobStatus::Skipped
                     } else {
                         let opts = RunOptions {
-                            config: job.config.clone(),
-                            out: job.dir.clone(),
-                            threads: None,
-                            progress: false,
                             stop: stop.clone(),
-                            observer: None,
-                            checkpoints: Default::default(),
-                            resume: None,
+                            ..RunOptions::new(job.config.clone(), job.dir.clone())
                         };
                         match catch_unwind(AssertUnwindSafe(|| run_one(opts))) {
                             Ok(Ok(r)) if r.completed => JobStatus::Ran,

@@ -94,6 +94,14 @@ pub enum OutputError {
     },
 }
 
+/// Creates an output folder (and its parents), or says which folder and what to do.
+pub fn create_folder(dir: &Path) -> Result<(), OutputError> {
+    fs::create_dir_all(dir).map_err(|e| OutputError::Folder {
+        path: dir.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
 fn file_error(path: &Path, e: impl ToString) -> OutputError {
     OutputError::File {
         path: path.display().to_string(),

@@ -286,7 +286,8 @@ fn mark(world: &mut World) {
 fn save(world: &mut World, path: &PathBuf) -> Result<String, CheckpointError> {
     let checkpoint = checkpoint::capture(world)?;
     let bytes = checkpoint::encode(&checkpoint);
-    write_bytes(path, &bytes).map_err(|e| CheckpointError::Body(format!("cannot write: {e}")))?;
+    write_bytes(path, &bytes)
+        .map_err(|e| CheckpointError::File(format!("cannot write {}: {e}", path.display())))?;
     Ok(format!(
         "checkpoint at t = {:.2} s saved to {} ({} kB)",
         checkpoint.time(),
@@ -298,7 +299,7 @@ fn save(world: &mut World, path: &PathBuf) -> Result<String, CheckpointError> {
 /// Opens a checkpoint file: its moment becomes the start of a new timeline. Pauses.
 fn open(world: &mut World, path: &PathBuf) -> Result<String, CheckpointError> {
     let bytes = std::fs::read(path)
-        .map_err(|e| CheckpointError::Body(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| CheckpointError::File(format!("cannot read {}: {e}", path.display())))?;
     let checkpoint = checkpoint::decode(&bytes)?;
     restore(world, &checkpoint)?;
     world.resource_mut::<Time<Virtual>>().pause();

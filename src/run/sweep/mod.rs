@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 
 use super::jobs::{Job, JobStatus, derive_seed, execute};
 use super::results::{RunRecord, is_complete, measures, read_run, write_summary_csv};
@@ -137,12 +137,7 @@ pub fn run(opts: &SweepOptions) -> Result<SweepReport> {
     for p in &opts.params {
         base.with_edit(&p.key, value_for(&p.key, p.lo), "--param")?;
     }
-    std::fs::create_dir_all(&opts.out).map_err(|e| {
-        anyhow!(
-            "cannot write to output folder `{}`: {e} (choose a folder you can write to with --out)",
-            opts.out.display()
-        )
-    })?;
+    crate::run::output::create_folder(&opts.out)?;
     let unit = latin_hypercube(opts.samples, opts.params.len(), opts.seed);
     let k = opts.replicates;
     // The design in the values the runs use (whole numbers rounded, f32 keys at f32
@@ -224,6 +219,15 @@ pub fn run(opts: &SweepOptions) -> Result<SweepReport> {
     })
 }
 
+/// One empty column per parameter of the design.
+fn parameter_columns(design: &Manifest) -> Vec<(String, Vec<f64>)> {
+    design
+        .keys
+        .iter()
+        .map(|k| (k.clone(), Vec::new()))
+        .collect()
+}
+
 /// Every complete run of `samples`, with the parameter values of its sample as columns.
 fn sample_runs(
     dir: &Path,
@@ -232,11 +236,7 @@ fn sample_runs(
     samples: &[usize],
 ) -> (Vec<RunRecord>, Vec<(String, Vec<f64>)>) {
     let mut records = Vec::new();
-    let mut extra: Vec<(String, Vec<f64>)> = design
-        .keys
-        .iter()
-        .map(|k| (k.clone(), Vec::new()))
-        .collect();
+    let mut extra = parameter_columns(design);
     for &s in samples {
         for r in 0..design.replicates {
             let label = run_label(s, r, design.replicates);
@@ -266,11 +266,7 @@ pub fn sample_points(
 ) -> (Vec<RunRecord>, Vec<(String, Vec<f64>)>) {
     let (runs, _) = sample_runs(dir, name, design, samples);
     let mut records = Vec::new();
-    let mut extra: Vec<(String, Vec<f64>)> = design
-        .keys
-        .iter()
-        .map(|k| (k.clone(), Vec::new()))
-        .collect();
+    let mut extra = parameter_columns(design);
     for &s in samples {
         let prefix = run_label(s, 0, 1);
         let mine: Vec<&RunRecord> = runs

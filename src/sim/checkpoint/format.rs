@@ -56,6 +56,9 @@ pub enum CheckpointError {
     /// Its configuration is not valid here.
     #[error("the checkpoint's configuration is not valid: {0}")]
     Config(String),
+    /// The file cannot be read or written (the message names it and the reason).
+    #[error("{0}")]
+    File(String),
     /// Nothing to save yet.
     #[error("the run has not started yet: step it once before saving a checkpoint")]
     NotStarted,

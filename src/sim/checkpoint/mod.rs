@@ -220,16 +220,20 @@ pub fn capture(world: &mut World) -> Result<Checkpoint, CheckpointError> {
         .iter(world)
         .collect();
     let mut out = Vec::with_capacity(entities.len());
+    // Entities of one archetype carry the same components: check each archetype once.
+    let mut checked = Vec::new();
     for entity in entities {
-        if let Ok(components) = world.inspect_entity(entity) {
-            for info in components {
-                let name = info.name();
-                if !is_engine(name) && !saved.contains(&name) {
+        let e = world.entity(entity);
+        let archetype = e.archetype();
+        if !checked.contains(&archetype.id()) {
+            checked.push(archetype.id());
+            for id in archetype.components() {
+                let name = world.components().get_name(id).unwrap_or_default();
+                if !is_engine(&name) && !saved.contains(&name.as_ref()) {
                     return Err(CheckpointError::Unsaved(name.to_string()));
                 }
             }
         }
-        let e = world.entity(entity);
         let (Some(&position), Some(&velocity)) = (e.get::<Position>(), e.get::<Velocity>()) else {
             continue;
         };
