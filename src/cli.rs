@@ -64,6 +64,10 @@ fn run_cli() -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
+    // A forced vector path this CPU lacks (or a misspelt one) stops here, not mid-run.
+    if let Err(e) = crate::sim::lanes::Path::from_env() {
+        return fail(USAGE, e);
+    }
     match cli.command {
         None => match cli.scenario.resolve(default_scenario()) {
             Ok(config) => {

@@ -12,6 +12,7 @@ use bevy::prelude::*;
 use serde::Serialize;
 
 use super::Simulation;
+use super::machine::Machine;
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
 use crate::sim::schedule::SimSystems;
@@ -277,6 +278,7 @@ fn density(sim: &Simulation, config: &SimConfig) -> (f64, f64) {
 /// Runs every size × backend and prints the table (and ratios) as it goes.
 pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("machine: {}", Machine::this().line());
     println!(
         "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} compute threads ({} cores)",
         opts.workload,
@@ -367,9 +369,10 @@ pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
     all
 }
 
-/// Writes results as JSON.
+/// Writes the machine and the results as JSON: `{"machine": {…}, "results": [{…}, …]}`.
 pub fn write_json(path: &PathBuf, results: &[BenchResult]) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(results).map_err(std::io::Error::other)?;
+    let doc = serde_json::json!({ "machine": Machine::this(), "results": results });
+    let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
     std::fs::write(path, text + "\n")
 }
 

@@ -17,6 +17,8 @@ pub mod headless;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod jobs;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod machine;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod output;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod plots;

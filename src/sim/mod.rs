@@ -11,6 +11,7 @@ pub mod epidemic;
 pub mod extensions;
 pub mod flocking;
 pub mod interventions;
+pub mod lanes;
 pub mod math;
 pub mod metrics;
 pub mod movement;

@@ -5,16 +5,9 @@
 use bevy::prelude::*;
 
 use super::models::{FlockSums, Rules};
+use crate::sim::lanes::{F8, vectorized};
 use crate::sim::math::UNIT_EPSILON;
 use crate::sim::neighbours::Near;
-
-/// Adds the eight lanes in a fixed order, `(a0+a1+a2+a3) + (a4+a5+a6+a7)`: the same sum
-/// whichever vector instructions the build uses, so results do not depend on the machine.
-#[inline]
-fn reduce(x: wide::f32x8) -> f32 {
-    let a = x.to_array();
-    (((a[0] + a[1]) + a[2]) + a[3]) + (((a[4] + a[5]) + a[6]) + a[7])
-}
 
 /// [`FlockSums`] of a boid at `p` moving with `v` that sees all round, eight candidates at a
 /// time with SIMD where the backend keeps its candidates in contiguous arrays ([`Near::lanes`];
@@ -31,50 +24,49 @@ pub fn lane_sums<const INVERSE_SQUARE: bool, const UNIT: bool>(
     swarm: u8,
     r: &Rules,
 ) -> Option<FlockSums> {
-    use wide::{CmpEq, CmpGe, CmpLt, f32x8};
-    let eps2 = UNIT_EPSILON * UNIT_EPSILON;
-    let one = f32x8::splat(1.0);
-    let (sep2, ali2, coh2) = (
-        f32x8::splat(r.sep2),
-        f32x8::splat(r.ali2),
-        f32x8::splat(r.coh2),
-    );
-    let (eps, me) = (f32x8::splat(eps2), f32x8::splat(swarm as f32));
-    let mut acc = [f32x8::ZERO; 15];
-    let served = near.lanes(p, |l| {
-        let (dx, dy) = (l.dx, l.dy);
-        let d2 = dx * dx + dy * dy;
-        let same = l.swarm.cmp_eq(me) & l.valid;
-        let ws = d2.cmp_lt(sep2) & l.valid;
-        let wa = d2.cmp_lt(ali2) & same;
-        let wc = d2.cmp_lt(coh2) & same;
-        let inv = ws * (d2.cmp_ge(eps) & one) / d2.max(eps);
-        acc[0] += ws;
-        acc[1] -= dx * inv;
-        acc[2] -= dy * inv;
-        if INVERSE_SQUARE {
-            let inv3 = inv / d2.max(eps).sqrt();
-            acc[11] -= dx * inv3;
-            acc[12] -= dy * inv3;
-        }
-        if UNIT {
-            let inv1 = ws * (d2.cmp_ge(eps) & one) / d2.max(eps).sqrt();
-            acc[13] -= dx * inv1;
-            acc[14] -= dy * inv1;
-        }
-        acc[3] -= dx * ws;
-        acc[4] -= dy * ws;
-        acc[5] += wa;
-        acc[6] += l.vx * wa;
-        acc[7] += l.vy * wa;
-        acc[8] += wc;
-        acc[9] += dx * wc;
-        acc[10] += dy * wc;
+    // The whole scan inside `vectorized!`, closure included, so it runs at the CPU's width.
+    let (served, acc) = vectorized!({
+        let eps2 = UNIT_EPSILON * UNIT_EPSILON;
+        let one = F8::splat(1.0);
+        let (sep2, ali2, coh2) = (F8::splat(r.sep2), F8::splat(r.ali2), F8::splat(r.coh2));
+        let (eps, me) = (F8::splat(eps2), F8::splat(swarm as f32));
+        let mut acc = [F8::ZERO; 15];
+        let served = near.lanes(p, |l| {
+            let (dx, dy) = (l.dx, l.dy);
+            let d2 = dx * dx + dy * dy;
+            let same = l.swarm.cmp_eq(me) & l.valid;
+            let ws = d2.cmp_lt(sep2) & l.valid;
+            let wa = d2.cmp_lt(ali2) & same;
+            let wc = d2.cmp_lt(coh2) & same;
+            let inv = ws * (d2.cmp_ge(eps) & one) / d2.max(eps);
+            acc[0] += ws;
+            acc[1] -= dx * inv;
+            acc[2] -= dy * inv;
+            if INVERSE_SQUARE {
+                let inv3 = inv / d2.max(eps).sqrt();
+                acc[11] -= dx * inv3;
+                acc[12] -= dy * inv3;
+            }
+            if UNIT {
+                let inv1 = ws * (d2.cmp_ge(eps) & one) / d2.max(eps).sqrt();
+                acc[13] -= dx * inv1;
+                acc[14] -= dy * inv1;
+            }
+            acc[3] -= dx * ws;
+            acc[4] -= dy * ws;
+            acc[5] += wa;
+            acc[6] += l.vx * wa;
+            acc[7] += l.vy * wa;
+            acc[8] += wc;
+            acc[9] += dx * wc;
+            acc[10] += dy * wc;
+        });
+        (served, acc)
     });
     if !served {
         return None;
     }
-    let sum = |i: usize| reduce(acc[i]);
+    let sum = |i: usize| acc[i].sum();
     // Take the boid itself back out (offset 0: inside every positive radius, no direction).
     let inside = |r2: f32| (0.0 < r2) as u32;
     let (own_sep, own_ali, own_coh) = (inside(r.sep2), inside(r.ali2), inside(r.coh2));

@@ -11,6 +11,7 @@ use bevy_spatial::point::{IntoSpatialPoint, Point2};
 
 use super::{NeighbourIndex, Snapshot};
 use crate::sim::agent::Boid;
+use crate::sim::lanes::{F8, vectorized};
 use crate::sim::parallel::map_chunks;
 use crate::sim::space::Space;
 
@@ -164,35 +165,32 @@ impl Candidates {
     /// offsets (`Space::displacement`). Eight candidates are tested at a time with SIMD first.
     #[inline]
     pub fn for_each_within(&self, centre: Vec2, r2: f32, mut hit: impl FnMut(usize, Vec2)) {
-        use wide::{CmpGt, CmpLe, CmpLt, f32x8};
-        let space = self.space;
-        let wrap = |d: f32x8, l: f32| {
-            if !space.wraps() {
-                return d;
-            }
-            let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
-            (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
-        };
-        let (cx, cy, r2v) = (
-            f32x8::splat(centre.x),
-            f32x8::splat(centre.y),
-            f32x8::splat(r2),
-        );
-        for k in (0..self.x.len()).step_by(8) {
-            let x = f32x8::from(<[f32; 8]>::try_from(&self.x[k..k + 8]).expect("padded"));
-            let y = f32x8::from(<[f32; 8]>::try_from(&self.y[k..k + 8]).expect("padded"));
-            let dx = wrap(x - cx, space.width);
-            let dy = wrap(y - cy, space.height);
-            let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask() as u32;
-            while bits != 0 {
-                let c = k + bits.trailing_zeros() as usize;
-                let offset = space.displacement(centre, Vec2::new(self.x[c], self.y[c]));
-                if offset.length_squared() < r2 {
-                    hit(self.slot[c] as usize, offset);
+        vectorized!({
+            let space = self.space;
+            let wrap = |d: F8, l: f32| {
+                if !space.wraps() {
+                    return d;
                 }
-                bits &= bits - 1;
+                let (lv, hv) = (F8::splat(l), F8::splat(0.5 * l));
+                (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
+            };
+            let (cx, cy, r2v) = (F8::splat(centre.x), F8::splat(centre.y), F8::splat(r2));
+            for k in (0..self.x.len()).step_by(8) {
+                let x = F8::load(&self.x, k);
+                let y = F8::load(&self.y, k);
+                let dx = wrap(x - cx, space.width);
+                let dy = wrap(y - cy, space.height);
+                let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask();
+                while bits != 0 {
+                    let c = k + bits.trailing_zeros() as usize;
+                    let offset = space.displacement(centre, Vec2::new(self.x[c], self.y[c]));
+                    if offset.length_squared() < r2 {
+                        hit(self.slot[c] as usize, offset);
+                    }
+                    bits &= bits - 1;
+                }
             }
-        }
+        })
     }
 }
 

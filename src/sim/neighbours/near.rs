@@ -64,7 +64,7 @@ impl Near<'_> {
     /// every boid a target), visits them eight at a time as offsets from `centre` and
     /// velocities ([`Lanes`], see [`Grid::lanes`]) and returns true; otherwise visits nothing
     /// and returns false (use [`Near::for_each_within`]).
-    #[inline]
+    #[inline(always)]
     pub fn lanes(&self, centre: Vec2, visit: impl FnMut(&Lanes)) -> bool {
         match &self.kind {
             NearKind::Cells { grid, hood } => {

@@ -14,6 +14,7 @@ mod tests;
 
 use self::span::{Span, disc_span, span};
 use super::Snapshot;
+use crate::sim::lanes::{F8, vectorized};
 use crate::sim::parallel::map_chunks;
 use crate::sim::space::{Space, wrap_axis};
 use crate::sim::swarm::Swarm;
@@ -124,26 +125,26 @@ impl Neighbourhood {
 #[derive(Clone, Copy, Debug)]
 pub struct Lanes {
     /// Minimum-image x offsets, px.
-    pub dx: wide::f32x8,
+    pub dx: F8,
     /// Minimum-image y offsets, px.
-    pub dy: wide::f32x8,
+    pub dy: F8,
     /// Velocity x, px/s.
-    pub vx: wide::f32x8,
+    pub vx: F8,
     /// Velocity y, px/s.
-    pub vy: wide::f32x8,
+    pub vy: F8,
     /// Swarm index as a float.
-    pub swarm: wide::f32x8,
+    pub swarm: F8,
     /// 1 where the lane holds an entry of the neighbourhood, else 0.
-    pub valid: wide::f32x8,
+    pub valid: F8,
 }
 
 /// Eight array entries from `k` on (`k` may be negative before the first entry: those lanes
 /// are masked out by the caller, so they read as zero).
-#[inline]
-fn load8(a: &[f32], k: isize) -> wide::f32x8 {
+#[inline(always)]
+fn load8(a: &[f32], k: isize) -> F8 {
     if k >= 0 {
         let k = k as usize;
-        wide::f32x8::from(<[f32; 8]>::try_from(&a[k..k + 8]).expect("grid arrays are padded"))
+        F8::load(a, k)
     } else {
         let mut lanes = [0.0f32; 8];
         for (l, lane) in lanes.iter_mut().enumerate() {
@@ -152,7 +153,7 @@ fn load8(a: &[f32], k: isize) -> wide::f32x8 {
                 *lane = a[i as usize];
             }
         }
-        wide::f32x8::from(lanes)
+        F8(lanes)
     }
 }
 
@@ -371,39 +372,40 @@ impl Grid {
         r2: f32,
         mut hit: impl FnMut(usize, Vec2),
     ) {
-        use wide::{CmpGt, CmpLe, CmpLt, f32x8};
-        let wrap = |d: f32x8, on: bool, l: f32| {
-            if !on {
-                return d;
-            }
-            let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
-            (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
-        };
-        let (cx, cy) = (f32x8::splat(centre.x), f32x8::splat(centre.y));
-        let (sx, sy) = (f32x8::splat(strip.sx), f32x8::splat(strip.sy));
-        let r2v = f32x8::splat(r2);
-        let mut k = strip.lo;
-        while k < strip.hi {
-            let x = f32x8::from(<[f32; 8]>::try_from(&self.x[k..k + 8]).expect("padded"));
-            let y = f32x8::from(<[f32; 8]>::try_from(&self.y[k..k + 8]).expect("padded"));
-            let dx = wrap((x - cx) + sx, near.wrap_each.x, self.space.width);
-            let dy = wrap((y - cy) + sy, near.wrap_each.y, self.space.height);
-            let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask() as u32;
-            // Lanes past the strip's end belong to the next cells.
-            let valid = (strip.hi - k).min(LANES);
-            bits &= (1u32 << valid) - 1;
-            while bits != 0 {
-                let e = k + bits.trailing_zeros() as usize;
-                let offset = near.offset(self, strip, e, centre);
-                // The scalar test decides (it is the shared predicate; the SIMD one only
-                // skips the clear misses).
-                if offset.length_squared() < r2 {
-                    hit(e, offset);
+        vectorized!({
+            let wrap = |d: F8, on: bool, l: f32| {
+                if !on {
+                    return d;
                 }
-                bits &= bits - 1;
+                let (lv, hv) = (F8::splat(l), F8::splat(0.5 * l));
+                (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
+            };
+            let (cx, cy) = (F8::splat(centre.x), F8::splat(centre.y));
+            let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
+            let r2v = F8::splat(r2);
+            let mut k = strip.lo;
+            while k < strip.hi {
+                let x = F8::load(&self.x, k);
+                let y = F8::load(&self.y, k);
+                let dx = wrap((x - cx) + sx, near.wrap_each.x, self.space.width);
+                let dy = wrap((y - cy) + sy, near.wrap_each.y, self.space.height);
+                let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask();
+                // Lanes past the strip's end belong to the next cells.
+                let valid = (strip.hi - k).min(LANES);
+                bits &= (1u32 << valid) - 1;
+                while bits != 0 {
+                    let e = k + bits.trailing_zeros() as usize;
+                    let offset = near.offset(self, strip, e, centre);
+                    // The scalar test decides (it is the shared predicate; the SIMD one only
+                    // skips the clear misses).
+                    if offset.length_squared() < r2 {
+                        hit(e, offset);
+                    }
+                    bits &= bits - 1;
+                }
+                k += LANES;
             }
-            k += LANES;
-        }
+        })
     }
 
     /// Visits every entry of a neighbourhood eight at a time, as offsets from `centre` and
@@ -411,35 +413,35 @@ impl Grid {
     /// neighbourhood's strips taken one after another, so every lane sees the same entries in
     /// the same order however the strips fall (sums over lanes, reduced in a fixed order, are
     /// then the same on every machine). Entries outside the strips have `valid` 0; the boid at
-    /// `centre` (if it is an entry) is visited too, at offset exactly zero.
-    #[inline]
+    /// `centre` (if it is an entry) is visited too, at offset exactly zero. Always inlined: the
+    /// caller runs it inside `vectorized!` with `visit` (see [`crate::sim::lanes`]).
+    #[inline(always)]
     pub fn lanes(&self, hood: &Neighbourhood, centre: Vec2, mut visit: impl FnMut(&Lanes)) {
-        use wide::{CmpGe, CmpGt, CmpLe, CmpLt, f32x8};
-        let one = f32x8::splat(1.0);
-        let lane_index = f32x8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
-        let (px, py) = (f32x8::splat(centre.x), f32x8::splat(centre.y));
+        let one = F8::splat(1.0);
+        let lane_index = F8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        let (px, py) = (F8::splat(centre.x), F8::splat(centre.y));
         // Where the neighbourhood spans a whole wrapped axis, wrap each difference as
         // `wrap_axis` does: subtract L above L/2, add L at or below −L/2.
         let space = hood.space();
-        let wrap = |d: f32x8, on: bool, l: f32| {
+        let wrap = |d: F8, on: bool, l: f32| {
             if !on {
                 return d;
             }
-            let (lv, hv) = (f32x8::splat(l), f32x8::splat(0.5 * l));
+            let (lv, hv) = (F8::splat(l), F8::splat(0.5 * l));
             (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
         };
         // Lane of the next entry.
         let mut lane = 0usize;
         for strip in &hood.strips {
-            let (sx, sy) = (f32x8::splat(strip.sx), f32x8::splat(strip.sy));
+            let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
             let (first, end) = (strip.lo as isize, strip.hi as isize);
             // Index read into lane 0, so the strip's first entry lands in `lane`.
             let mut k = first - lane as isize;
             while k < end {
                 // Lanes holding this strip's entries (not the previous strip's, not past its end).
-                let index = lane_index + f32x8::splat(k as f32);
-                let valid = index.cmp_ge(f32x8::splat(first as f32))
-                    & index.cmp_lt(f32x8::splat(end as f32))
+                let index = lane_index + F8::splat(k as f32);
+                let valid = index.cmp_ge(F8::splat(first as f32))
+                    & index.cmp_lt(F8::splat(end as f32))
                     & one;
                 visit(&Lanes {
                     dx: wrap((load8(&self.x, k) - px) + sx, hood.wrap_each.x, space.width),

@@ -1,0 +1,375 @@
+//! Eight `f32` lanes for the neighbour scans, and the vector width they run at, chosen when the
+//! program starts rather than when it was built: one binary runs on every x86-64 CPU and uses
+//! AVX-512 or AVX2 where the CPU has them (SSE2, the x86-64 baseline, elsewhere; `simd128` in a
+//! browser build made with it; NEON on ARM).
+//!
+//! [`F8`] is plain arithmetic on an array of eight lanes, each lane the IEEE operation a scalar
+//! would do; [`vectorized!`] compiles the code it is given once per width and runs the one this
+//! CPU supports. Every lane does the same operations in the same order at any width and every
+//! sum over the lanes is reduced in one fixed order ([`F8::sum`]), so results are bit-identical
+//! whichever path runs (`tests/cli.rs` forces each path and compares the files). The path can
+//! be forced with the environment variable `PANDEMIC_BOIDS_SIMD` (`baseline`, `avx2`,
+//! `avx512`); [`Path::current`] says which one runs. No systems live here.
+
+use std::ops::{Add, AddAssign, BitAnd, Div, Mul, Neg, Sub, SubAssign};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Eight `f32` lanes. Comparisons give masks (every bit set where true, 0 where false) that
+/// `&` with a value to keep it where true.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(32))]
+pub struct F8(pub [f32; 8]);
+
+macro_rules! lanewise {
+    ($($trait:ident $fn:ident $op:tt),*) => {$(
+        impl $trait for F8 {
+            type Output = F8;
+            #[inline(always)]
+            fn $fn(self, o: F8) -> F8 {
+                F8(std::array::from_fn(|i| self.0[i] $op o.0[i]))
+            }
+        }
+    )*};
+}
+lanewise!(Add add +, Sub sub -, Mul mul *, Div div /);
+
+impl AddAssign for F8 {
+    #[inline(always)]
+    fn add_assign(&mut self, o: F8) {
+        *self = *self + o;
+    }
+}
+
+impl SubAssign for F8 {
+    #[inline(always)]
+    fn sub_assign(&mut self, o: F8) {
+        *self = *self - o;
+    }
+}
+
+impl Neg for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn neg(self) -> F8 {
+        F8(self.0.map(|x| -x))
+    }
+}
+
+impl BitAnd for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn bitand(self, o: F8) -> F8 {
+        F8(std::array::from_fn(|i| {
+            f32::from_bits(self.0[i].to_bits() & o.0[i].to_bits())
+        }))
+    }
+}
+
+impl From<[f32; 8]> for F8 {
+    #[inline(always)]
+    fn from(a: [f32; 8]) -> F8 {
+        F8(a)
+    }
+}
+
+/// The mask lane for `b`: every bit set, or none.
+#[inline(always)]
+fn mask(b: bool) -> f32 {
+    f32::from_bits(if b { u32::MAX } else { 0 })
+}
+
+macro_rules! comparisons {
+    ($($fn:ident $op:tt),*) => {$(
+        #[doc = concat!("Lane mask of `self ", stringify!($op), " o`.")]
+        #[inline(always)]
+        pub fn $fn(self, o: F8) -> F8 {
+            F8(std::array::from_fn(|i| mask(self.0[i] $op o.0[i])))
+        }
+    )*};
+}
+
+impl F8 {
+    /// Every lane 0.
+    pub const ZERO: F8 = F8([0.0; 8]);
+
+    /// Every lane `x`.
+    #[inline(always)]
+    pub fn splat(x: f32) -> F8 {
+        F8([x; 8])
+    }
+
+    /// Lanes `a[k..k + 8]` (the arrays scanned are padded to whole groups of eight).
+    #[inline(always)]
+    pub fn load(a: &[f32], k: usize) -> F8 {
+        F8(a[k..k + 8].try_into().expect("lane arrays are padded"))
+    }
+
+    comparisons!(cmp_eq ==, cmp_lt <, cmp_le <=, cmp_gt >, cmp_ge >=);
+
+    /// The larger of each pair, as the x86 `max` instruction gives it: `self` where `self > o`,
+    /// else `o` (so `o` where either is NaN) — one instruction at every width.
+    #[inline(always)]
+    pub fn max(self, o: F8) -> F8 {
+        F8(std::array::from_fn(|i| {
+            let (a, b) = (self.0[i], o.0[i]);
+            if a > b { a } else { b }
+        }))
+    }
+
+    /// Square root of each lane.
+    #[inline(always)]
+    pub fn sqrt(self) -> F8 {
+        F8(self.0.map(f32::sqrt))
+    }
+
+    /// Bit `i` set where lane `i`'s sign bit is (a mask's true lanes).
+    #[inline(always)]
+    pub fn move_mask(self) -> u32 {
+        let mut bits = 0;
+        for (i, x) in self.0.iter().enumerate() {
+            bits |= (x.to_bits() >> 31) << i;
+        }
+        bits
+    }
+
+    /// The lanes as an array.
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 8] {
+        self.0
+    }
+
+    /// The lanes added in one fixed order, `(((a0+a1)+a2)+a3) + (((a4+a5)+a6)+a7)`: the same
+    /// sum at every vector width.
+    #[inline(always)]
+    pub fn sum(self) -> f32 {
+        let a = self.0;
+        (((a[0] + a[1]) + a[2]) + a[3]) + (((a[4] + a[5]) + a[6]) + a[7])
+    }
+}
+
+/// A vector width the scans can run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// What every CPU of the architecture has: SSE2 on x86-64, NEON on 64-bit ARM, `simd128`
+    /// in a browser build made with it, scalar elsewhere.
+    Baseline,
+    /// x86-64 with AVX2 and FMA (256-bit vectors).
+    Avx2,
+    /// x86-64 with AVX-512 (F, VL, BW, DQ) as well.
+    Avx512,
+}
+
+/// Every path, narrowest first.
+pub const PATHS: [Path; 3] = [Path::Baseline, Path::Avx2, Path::Avx512];
+
+/// The environment variable that forces a path.
+pub const ENV: &str = "PANDEMIC_BOIDS_SIMD";
+
+/// The chosen path as [`Path::code`]; 0 until the first use.
+static CHOSEN: AtomicU8 = AtomicU8::new(0);
+
+impl Path {
+    /// The name `PANDEMIC_BOIDS_SIMD` takes and `bench` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Path::Baseline => "baseline",
+            Path::Avx2 => "avx2",
+            Path::Avx512 => "avx512",
+        }
+    }
+
+    /// What the path means on this build, e.g. "avx2 (256-bit)".
+    pub fn describe(self) -> String {
+        let base = if cfg!(target_arch = "x86_64") {
+            "SSE2, 128-bit"
+        } else if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+            "wasm simd128, 128-bit"
+        } else if cfg!(target_arch = "aarch64") {
+            "NEON, 128-bit"
+        } else {
+            "scalar"
+        };
+        match self {
+            Path::Baseline => format!("baseline ({base})"),
+            Path::Avx2 => "avx2 (AVX2 + FMA, 256-bit)".to_string(),
+            Path::Avx512 => "avx512 (AVX-512 F/VL/BW/DQ)".to_string(),
+        }
+    }
+
+    /// The path named `name` (as [`Path::name`] gives it).
+    pub fn parse(name: &str) -> Option<Path> {
+        PATHS.into_iter().find(|p| p.name() == name.trim())
+    }
+
+    fn code(self) -> u8 {
+        self as u8 + 1
+    }
+
+    fn from_code(c: u8) -> Path {
+        PATHS[(c - 1) as usize]
+    }
+
+    /// Whether this CPU can run the path.
+    pub fn supported(self) -> bool {
+        match self {
+            Path::Baseline => true,
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => {
+                Path::Avx2.supported()
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512dq")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The widest path this CPU supports.
+    pub fn widest() -> Path {
+        PATHS
+            .into_iter()
+            .rev()
+            .find(|p| p.supported())
+            .unwrap_or(Path::Baseline)
+    }
+
+    /// The path the scans run at: `PANDEMIC_BOIDS_SIMD` if set (see [`Path::from_env`]),
+    /// else the widest this CPU supports. Chosen once.
+    pub fn current() -> Path {
+        match CHOSEN.load(Ordering::Relaxed) {
+            0 => {
+                let p = Path::from_env().unwrap_or_else(|_| Path::widest());
+                CHOSEN.store(p.code(), Ordering::Relaxed);
+                p
+            }
+            c => Path::from_code(c),
+        }
+    }
+
+    /// The path `PANDEMIC_BOIDS_SIMD` asks for (the widest supported when unset or empty), or
+    /// a one-line error naming the problem and the fix. The command line checks this first,
+    /// so a bad value stops a run instead of being ignored.
+    pub fn from_env() -> Result<Path, String> {
+        let Ok(value) = std::env::var(ENV) else {
+            return Ok(Path::widest());
+        };
+        if value.trim().is_empty() {
+            return Ok(Path::widest());
+        }
+        let names = PATHS.map(Path::name).join(", ");
+        let path = Path::parse(&value)
+            .ok_or_else(|| format!("{ENV}={value:?} is not a vector path: use one of {names}"))?;
+        if !path.supported() {
+            return Err(format!(
+                "{ENV}={value}: this CPU cannot run it (widest it supports: {}); unset it \
+                 or use a narrower path",
+                Path::widest().name()
+            ));
+        }
+        Ok(path)
+    }
+}
+
+/// Runs a block compiled for the [`Path::current`] vector width: `vectorized!({ … })`. The
+/// block is compiled once per path, each copy inside a function built for that path's
+/// instructions, so whatever it inlines (every [`F8`] operation is `#[inline(always)]`) uses
+/// them. (A macro, not a function taking a closure: one closure called from every path would
+/// be compiled once, for the baseline.) Meant for whole scans — a neighbourhood, a strip of
+/// candidates — where the choice costs a load and a branch.
+macro_rules! vectorized {
+    ($body:block) => {
+        match $crate::sim::lanes::Path::current() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Path::current` only returns a path this CPU supports.
+            $crate::sim::lanes::Path::Avx512 => unsafe { $crate::sim::lanes::avx512(|| $body) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            $crate::sim::lanes::Path::Avx2 => unsafe { $crate::sim::lanes::avx2(|| $body) },
+            _ => $body,
+        }
+    };
+}
+pub(crate) use vectorized;
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,fma,sse3,ssse3,sse4.1,sse4.2,popcnt,bmi1,bmi2,lzcnt")]
+#[doc(hidden)]
+pub unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(
+    enable = "avx,avx2,fma,sse3,ssse3,sse4.1,sse4.2,popcnt,bmi1,bmi2,lzcnt,avx512f,avx512vl,avx512bw,avx512dq"
+)]
+#[doc(hidden)]
+pub unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_do_what_a_scalar_does() {
+        let a = F8([1.0, -2.0, 3.5, 0.0, -0.0, 8.0, f32::NAN, 1e30]);
+        let b = F8::splat(2.0);
+        assert_eq!((a + b).0[1], 0.0);
+        assert_eq!((a * b).0[2], 7.0);
+        assert_eq!((a / b).0[5], 4.0);
+        assert_eq!((-a).0[0], -1.0);
+        // Masks: all bits where true; `&` keeps the value where true.
+        let m = a.cmp_lt(b);
+        assert_eq!(m.move_mask(), 0b0001_1011);
+        assert_eq!(
+            (m & F8::splat(1.0)).0,
+            [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+        );
+        assert_eq!(a.cmp_ge(b).move_mask(), 0b1010_0100);
+        // max: where either is NaN, the second.
+        assert_eq!(a.max(b).0, [2.0, 2.0, 3.5, 2.0, 2.0, 8.0, 2.0, 1e30]);
+        assert!(b.max(a).0[6].is_nan());
+        assert_eq!(F8::splat(9.0).sqrt().0, [3.0; 8]);
+    }
+
+    #[test]
+    fn the_sum_is_taken_in_one_fixed_order() {
+        // 1e8 swallows a 1 (its float spacing is 8): the two halves lose their ones, while a
+        // left-to-right sum keeps the last three.
+        let x = F8([1e8, 1.0, 1.0, 1.0, -1e8, 1.0, 1.0, 1.0]);
+        assert_eq!(x.sum(), 0.0);
+        assert_eq!(x.0.iter().sum::<f32>(), 3.0);
+    }
+
+    #[test]
+    fn every_path_gives_the_same_bits() {
+        let f = || {
+            let a = F8([0.3, 1.7, -2.2, 9.1, 0.01, 5.5, -7.25, 3.0]);
+            let d2 = a * a + F8::splat(0.1);
+            ((F8::splat(1.0) & d2.cmp_ge(F8::splat(0.5))) / d2.max(F8::splat(0.2)).sqrt()).sum()
+        };
+        let want = f();
+        for p in PATHS.into_iter().filter(|p| p.supported()) {
+            CHOSEN.store(p.code(), Ordering::Relaxed);
+            assert_eq!(vectorized!({ f() }).to_bits(), want.to_bits(), "{p:?}");
+        }
+        CHOSEN.store(0, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn names_round_trip_and_the_widest_is_supported() {
+        for p in PATHS {
+            assert_eq!(Path::parse(p.name()), Some(p));
+        }
+        assert_eq!(Path::parse("sse9"), None);
+        assert!(Path::widest().supported());
+    }
+}
