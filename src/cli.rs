@@ -318,7 +318,7 @@ fn bench(args: BenchArgs) -> ExitCode {
     };
     let results = crate::run::bench::run(&opts);
     if let Some(path) = &args.json {
-        if let Err(e) = write_json(path, &results) {
+        if let Err(e) = write_json(path, &opts, &results) {
             return fail(
                 1,
                 format!(

@@ -83,6 +83,8 @@ fn every_vector_path_writes_the_same_files() {
 
 #[test]
 fn bench_names_the_machine_and_the_path_it_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("bench.json");
     for p in PATHS.into_iter().filter(|p| p.supported()) {
         let o = pb(
             p.name(),
@@ -96,6 +98,8 @@ fn bench_names_the_machine_and_the_path_it_used() {
                 "2",
                 "--warmup",
                 "1",
+                "--json",
+                json.to_str().unwrap(),
             ],
         );
         let text = String::from_utf8_lossy(&o.stdout);
@@ -107,6 +111,18 @@ fn bench_names_the_machine_and_the_path_it_used() {
             "{machine}"
         );
         assert!(machine.contains("widest"), "{machine}");
+        assert!(
+            machine.contains("forced by PANDEMIC_BOIDS_SIMD"),
+            "{machine}"
+        );
+        // The JSON records the same machine beside the settings and results.
+        let doc: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+        let path = doc["machine"]["vector_path"].as_str().unwrap();
+        assert!(path.starts_with(p.name()), "{path}");
+        assert_eq!(doc["machine"]["vector_path_forced"], true);
+        assert_eq!(doc["settings"]["steps"], 2);
+        assert_eq!(doc["results"][0]["boids"], 300);
     }
 }
 
@@ -114,7 +130,7 @@ fn bench_names_the_machine_and_the_path_it_used() {
 fn a_path_the_cpu_lacks_or_a_misspelt_one_is_one_line() {
     for (value, needle) in [
         ("sse9", "is not a vector path"),
-        ("avx512", "cannot run it"),
+        ("avx512", "cannot run that path"),
     ] {
         if value == "avx512" && Path::Avx512.supported() {
             continue;

@@ -369,9 +369,27 @@ pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
     all
 }
 
-/// Writes the machine and the results as JSON: `{"machine": {…}, "results": [{…}, …]}`.
-pub fn write_json(path: &PathBuf, results: &[BenchResult]) -> std::io::Result<()> {
-    let doc = serde_json::json!({ "machine": Machine::this(), "results": results });
+/// Writes the machine, the settings and the results as JSON:
+/// `{"machine": {…}, "settings": {…}, "results": [{…}, …]}`.
+pub fn write_json(
+    path: &PathBuf,
+    opts: &BenchOptions,
+    results: &[BenchResult],
+) -> std::io::Result<()> {
+    let settings = serde_json::json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "workload": format!("{:?}", opts.workload).to_lowercase(),
+        "threads": opts
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        "steps": opts.steps,
+        "warmup": opts.warmup,
+    });
+    let doc = serde_json::json!({
+        "machine": Machine::this(),
+        "settings": settings,
+        "results": results,
+    });
     let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
     std::fs::write(path, text + "\n")
 }

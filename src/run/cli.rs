@@ -10,6 +10,11 @@ use crate::run::sweep::Param;
 use crate::sim::config::{ConfigError, IndexKind, SimConfig};
 use crate::sim::names;
 
+/// The environment variable every command reads, shown under `--help` and `bench --help`.
+const ENVIRONMENT: &str = "Environment:\n  PANDEMIC_BOIDS_SIMD=baseline|avx2|avx512  force the neighbour scans' vector path \
+     (unset or empty: the widest this CPU supports; sse2 = baseline); results are identical \
+     on every path";
+
 /// pandemic-boids: a pandemic spreading through flocking boid swarms.
 ///
 /// Without a subcommand it opens the interactive window.
@@ -18,7 +23,8 @@ use crate::sim::names;
     name = "pandemic-boids",
     version,
     about,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = ENVIRONMENT
 )]
 pub struct Cli {
     /// What to do (default: open the window).
@@ -51,6 +57,7 @@ pub enum Command {
     Plot(PlotArgs),
     /// Time simulation steps per phase for several sizes and neighbour-index backends (use a
     /// release build: cargo run --release -- bench).
+    #[command(after_help = ENVIRONMENT)]
     Bench(BenchArgs),
 }
 

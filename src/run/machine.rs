@@ -14,12 +14,15 @@ pub struct Machine {
     pub cpu: String,
     /// Logical cores available to the process.
     pub cores: usize,
-    /// The CPU's vector extensions that matter here, narrowest first (x86-64: sse2 … avx512f).
+    /// The CPU's vector extensions that mark its level, narrowest first (x86-64: sse2, sse4.2,
+    /// avx, fma, avx2, avx512vl, avx512f; the SSE3/SSSE3/SSE4.1 between them are not listed).
     pub vector_extensions: Vec<&'static str>,
     /// The widest of them, e.g. "avx2".
     pub widest_vector_extension: &'static str,
     /// The path the scans ran at, e.g. "avx2 (AVX2 + FMA, 256-bit)".
     pub vector_path: String,
+    /// Whether `PANDEMIC_BOIDS_SIMD` forced that path.
+    pub vector_path_forced: bool,
 }
 
 impl Machine {
@@ -32,6 +35,7 @@ impl Machine {
             widest_vector_extension: vector_extensions.last().copied().unwrap_or("none"),
             vector_extensions,
             vector_path: Path::current().describe(),
+            vector_path_forced: Path::forced(),
         }
     }
 
@@ -39,12 +43,17 @@ impl Machine {
     /// vector path avx2 (AVX2 + FMA, 256-bit)".
     pub fn line(&self) -> String {
         format!(
-            "{}, {} cores, vector extensions {} (widest {}); vector path {}",
+            "{}, {} cores, vector extensions {} (widest {}); vector path {}{}",
             self.cpu,
             self.cores,
             self.vector_extensions.join(" "),
             self.widest_vector_extension,
-            self.vector_path
+            self.vector_path,
+            if self.vector_path_forced {
+                ", forced by PANDEMIC_BOIDS_SIMD"
+            } else {
+                ""
+            }
         )
     }
 }

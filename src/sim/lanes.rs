@@ -196,9 +196,18 @@ impl Path {
         }
     }
 
-    /// The path named `name` (as [`Path::name`] gives it).
+    /// The path named `name` (as [`Path::name`] gives it, in any case; `sse2` is `baseline`).
     pub fn parse(name: &str) -> Option<Path> {
-        PATHS.into_iter().find(|p| p.name() == name.trim())
+        let name = name.trim().to_ascii_lowercase();
+        if name == "sse2" {
+            return Some(Path::Baseline);
+        }
+        PATHS.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether `PANDEMIC_BOIDS_SIMD` chose the path (rather than the CPU's widest).
+    pub fn forced() -> bool {
+        std::env::var(ENV).is_ok_and(|v| !v.trim().is_empty())
     }
 
     fn code(self) -> u8 {
@@ -264,13 +273,18 @@ impl Path {
             return Ok(Path::widest());
         }
         let names = PATHS.map(Path::name).join(", ");
-        let path = Path::parse(&value)
-            .ok_or_else(|| format!("{ENV}={value:?} is not a vector path: use one of {names}"))?;
+        let path = Path::parse(&value).ok_or_else(|| {
+            format!("{ENV}={value:?} is not a vector path: use one of {names}, or unset it")
+        })?;
         if !path.supported() {
+            let can: Vec<_> = PATHS
+                .into_iter()
+                .filter(|p| p.supported())
+                .map(Path::name)
+                .collect();
             return Err(format!(
-                "{ENV}={value}: this CPU cannot run it (widest it supports: {}); unset it \
-                 or use a narrower path",
-                Path::widest().name()
+                "{ENV}={value:?}: this CPU cannot run that path; use {} or unset it",
+                can.join(" or ")
             ));
         }
         Ok(path)
@@ -370,6 +384,8 @@ mod tests {
             assert_eq!(Path::parse(p.name()), Some(p));
         }
         assert_eq!(Path::parse("sse9"), None);
+        assert_eq!(Path::parse(" AVX2"), Some(Path::Avx2));
+        assert_eq!(Path::parse("sse2"), Some(Path::Baseline));
         assert!(Path::widest().supported());
     }
 }
