@@ -167,13 +167,7 @@ impl Candidates {
     pub fn for_each_within(&self, centre: Vec2, r2: f32, mut hit: impl FnMut(usize, Vec2)) {
         vectorized!({
             let space = self.space;
-            let wrap = |d: F8, l: f32| {
-                if !space.wraps() {
-                    return d;
-                }
-                let (lv, hv) = (F8::splat(l), F8::splat(0.5 * l));
-                (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
-            };
+            let wrap = |d: F8, l: f32| if space.wraps() { d.wrap_axis(l) } else { d };
             let (cx, cy, r2v) = (F8::splat(centre.x), F8::splat(centre.y), F8::splat(r2));
             for k in (0..self.x.len()).step_by(8) {
                 let x = F8::load(&self.x, k);

@@ -373,13 +373,7 @@ impl Grid {
         mut hit: impl FnMut(usize, Vec2),
     ) {
         vectorized!({
-            let wrap = |d: F8, on: bool, l: f32| {
-                if !on {
-                    return d;
-                }
-                let (lv, hv) = (F8::splat(l), F8::splat(0.5 * l));
-                (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
-            };
+            let wrap = |d: F8, on: bool, l: f32| if on { d.wrap_axis(l) } else { d };
             let (cx, cy) = (F8::splat(centre.x), F8::splat(centre.y));
             let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
             let r2v = F8::splat(r2);
@@ -420,16 +414,9 @@ impl Grid {
         let one = F8::splat(1.0);
         let lane_index = F8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
         let (px, py) = (F8::splat(centre.x), F8::splat(centre.y));
-        // Where the neighbourhood spans a whole wrapped axis, wrap each difference as
-        // `wrap_axis` does: subtract L above L/2, add L at or below −L/2.
+        // Where the neighbourhood spans a whole wrapped axis, wrap each difference.
         let space = hood.space();
-        let wrap = |d: F8, on: bool, l: f32| {
-            if !on {
-                return d;
-            }
-            let (lv, hv) = (F8::splat(l), F8::splat(0.5 * l));
-            (d - (d.cmp_gt(hv) & lv)) + (d.cmp_le(-hv) & lv)
-        };
+        let wrap = |d: F8, on: bool, l: f32| if on { d.wrap_axis(l) } else { d };
         // Lane of the next entry.
         let mut lane = 0usize;
         for strip in &hood.strips {
