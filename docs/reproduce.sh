@@ -1,28 +1,55 @@
 #!/usr/bin/env bash
 # Regenerates every number, table and figure in README.md, docs/ and BENCHMARKS.md that comes
 # from the simulation (not the timings), from the current code, with the commands the documents
-# print. Usage (from anywhere):
+# print.
 #
-#   docs/reproduce.sh            # run everything into out/reproduce, then rewrite the documents
-#   docs/reproduce.sh --check    # the same, then fail if any document or figure changed
-#   OUT=/tmp/r docs/reproduce.sh # another output folder (runs already there are not redone)
+#   docs/reproduce.sh             # run everything, then rewrite the documents and figures
+#   docs/reproduce.sh --check     # the same, then exit 1 if any of them differs from git's HEAD
+#   OUT=DIR docs/reproduce.sh     # the runs' folder (default out/reproduce/<commit>)
 #
-# Steps: the runs (about 40 min on 2 cores, AMD EPYC, AVX2; all fixed-seed), then
-# `REPRODUCE_FROM=$OUT UPDATE_DOCS=1 cargo test --test documented_numbers`, which distils the
-# runs into docs/reproduced/*.csv and renders every marked block of the documents from them,
-# then the figures are copied into docs/. `cargo test` (and CI) checks that the documents say
-# what docs/reproduced/ holds; `--check` checks that docs/reproduced/ and the figures are what
-# the current code produces. Not covered (they need a display, a browser or a cluster): the app
-# screenshots, the browser page and its determinism check, the SLURM pre-emption trial.
+# It builds first (`cargo build --release`, and the test binaries of `cargo test`: 15-20 and
+# about 5 minutes the first time on 2 cores), then runs about 40 minutes on 2 cores (AMD EPYC,
+# AVX2; every run has a fixed seed). A run already finished in OUT is not redone, so OUT is
+# named after the commit (with `-modified` when src/, assets/ or Cargo.* differ from it): new
+# code gets new runs. Then `REPRODUCE_FROM=$OUT UPDATE_DOCS=1 cargo test --test
+# documented_numbers` distils the runs into docs/reproduced/*.csv and renders every marked
+# block of the documents from them, and the figures are copied into docs/.
+#
+# Both modes rewrite the documents and figures in the working tree (look with `git diff`);
+# `--check` then fails if they differ from the last commit, so run it on a clean checkout.
+# Exit status: 0 done (and, with --check, nothing differs); 1 a run, a test or the check failed
+# (the failing step says why); 2 a bad argument. `cargo test` checks the other half: that the
+# documents say what docs/reproduced/ holds. Not covered (they need a display, a browser or a
+# cluster, or are sizes and timings): the app screenshots, the browser page and its determinism
+# check, the SLURM pre-emption trial, checkpoint and browser-build sizes, every timing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 check=false
-[[ "${1:-}" == "--check" ]] && check=true
-OUT="${OUT:-out/reproduce}"
+case "${1:-}" in
+  "") ;;
+  --check) check=true ;;
+  -h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+  *)
+    echo "error: unknown argument \`$1\` (use --check, or --help)" >&2
+    exit 2
+    ;;
+esac
+[[ $# -le 1 ]] || { echo "error: one argument at most (--check)" >&2; exit 2; }
+# OUT relative to where the script was called from.
+[[ -n "${OUT:-}" && "${OUT:0:1}" != / ]] && OUT="$PWD/$OUT"
+cd "$(dirname "$0")/.."
+if [[ -z "${OUT:-}" ]]; then
+  rev=$(git rev-parse --short HEAD)
+  git diff --quiet HEAD -- src assets Cargo.toml Cargo.lock || rev="$rev-modified"
+  OUT="out/reproduce/$rev"
+fi
 mkdir -p "$OUT"
+say() { printf '== %s\n' "$*"; }
+say "building (the first release build takes 15-20 minutes); runs go to $OUT"
 cargo build --release --quiet
 B="${CARGO_TARGET_DIR:-target}/release/pandemic-boids"
-say() { printf '== %s\n' "$*"; }
 
 say "the default scenario's first minute (README: Set-up)"
 $B experiment --scenarios assets/scenarios/default.toml --seeds 10 --duration 60 \
@@ -105,11 +132,16 @@ say "the benchmarks' neighbour counts (BENCHMARKS.md; the timings are not compar
   --sizes 1000,10000,100000 --json "$OUT/bench-flocking.json" >/dev/null
 
 say "the well-mixed R0 check (tests/transmission.rs prints its measurement)"
-[[ -s "$OUT/well_mixed.txt" ]] ||
+if [[ ! -s "$OUT/well_mixed.txt" ]]; then
   cargo test --quiet --test transmission well_mixed_r0_matches_the_mean_field -- --nocapture \
-    2>&1 | grep '^well-mixed R0:' >"$OUT/well_mixed.txt"
+    >"$OUT/well_mixed.log" 2>&1 || { cat "$OUT/well_mixed.log"; exit 1; }
+  grep '^well-mixed R0:' "$OUT/well_mixed.log" >"$OUT/well_mixed.txt" || {
+    echo "error: the well-mixed test printed no 'well-mixed R0:' line ($OUT/well_mixed.log)" >&2
+    exit 1
+  }
+fi
 say "distilling into docs/reproduced/ and rewriting the documents"
-REPRODUCE_FROM="$OUT" UPDATE_DOCS=1 cargo test --quiet --test documented_numbers >/dev/null
+REPRODUCE_FROM="$(realpath "$OUT")" UPDATE_DOCS=1 cargo test --quiet --test documented_numbers
 mkdir -p docs/video docs/transmission docs/presets docs/interventions docs/matrix docs/sweep
 cp "$OUT/vid/run.gif" docs/video/default.gif
 cp "$OUT/sirs/rt.png" docs/transmission/rt_sirs.png

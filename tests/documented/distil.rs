@@ -121,9 +121,20 @@ pub fn distil(from: &Path, to: &Path) {
 
     let r0 = copy_table(from, "r0", "summary.csv", "");
     for scenario in ["sir", "default"] {
-        let s = json(&from.join(format!("r0/runs/{scenario}/seed-0/summary.json")));
-        let well_mixed = at(&s, &["transmission", "r0_well_mixed_normal"]);
-        numbers.insert(format!("well_mixed_{scenario}"), well_mixed);
+        // The well-mixed R0 depends on the Normal count, which can vary with the seed: the
+        // mean over the runs.
+        let runs = r0.rows_where("scenario", scenario);
+        let sum: f64 = runs
+            .iter()
+            .map(|&r| {
+                let dir = format!("r0/runs/{scenario}/{}", r0.text(r, "run"));
+                at(
+                    &json(&from.join(dir).join("summary.json")),
+                    &["transmission", "r0_well_mixed_normal"],
+                )
+            })
+            .sum();
+        numbers.insert(format!("well_mixed_{scenario}"), sum / runs.len() as f64);
     }
     write("r0_summary.csv", &r0);
 

@@ -309,6 +309,13 @@ pub fn bracket(e: &Estimate, digits: usize) -> String {
 /// [`Csv::spread`]).
 pub fn plus_minus(e: &Estimate, digits: usize) -> String {
     let half = (e.ci_high - e.ci_low) / 2.0;
+    // A half-width that rounds to nothing gets up to two more decimals (0.009 ± 0.003, not
+    // 0.01 ± 0.00).
+    let mut digits = digits;
+    let zero = |s: String| s.chars().all(|c| c == '0' || c == '.');
+    while half > 0.0 && zero(fixed(half, digits)) && digits < 6 {
+        digits += 1;
+    }
     format!("{} ± {}", fixed(e.mean, digits), fixed(half, digits))
 }
 

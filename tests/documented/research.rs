@@ -353,10 +353,10 @@ fn calibration(d: &Data) -> String {
          (milling {}; with the default radii and full view, milling {}).\n\
          - **C lattice**: holds as published under Model B (spacing {} px for r_sep = 25, nn_cv \
          {}); only the shared world changed.\n\
-         - **D disorder**: Model B with `noise` 300 px/s²: without noise its equal weak weights \
+         - **D disorder**: Model B with `noise` 300 px·s^-3/2: without noise its equal weak weights \
          still order the swarm (polarisation {}); with it, polarisation {} and a spacing as \
          random as scattered points (nn_cv {} against 0.52).\n\
-         - **B3 chaotic**: `noise` 600 px/s² instead of 80. The source's 80 was a per-frame \
+         - **B3 chaotic**: `noise` 600 px·s^-3/2 instead of 80. The source's 80 was a per-frame \
          force; as a per-second noise it leaves B3 as ordered as B2 (polarisation {}). B1 and \
          B2 hold as published.\n\
          - The model-comparison presets show their models as they are; `hybrid` piles up by \
@@ -386,7 +386,7 @@ fn calibration_history(d: &Data) -> String {
         "B3 with noise 80 no longer flies like B2"
     );
     format!(
-        "with the report's weights Model B piles three of them up and leaves \"disorder\" \
+        "with the report's weights Model B piles two of them (A and E) onto points and leaves \"disorder\" \
          ordered, and the matrix's \"chaotic\" B3 flew like B2 (polarisation {} against {})",
         fixed(b3_80, 3),
         fixed(b2, 3)
@@ -402,7 +402,7 @@ fn hybrid_pile(d: &Data) -> String {
         "hybrid no longer piles up (nn_cv {cv}, nearest neighbour {nn} px)"
     );
     format!(
-        "measured over 5 seeds at t = 60–100 s: nn_cv {} — above 1, some boids sit on top of \
+        "measured over 5 seeds at t = 60–100 s: nn_cv {} — far above 1, boids piled on \
          others — and a mean nearest neighbour of {} px",
         fixed(cv, 1),
         fixed(nn, 1)

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Flocking against krABMaga's `flockers` example, one core each, in the same run.
+#
+#   bench/peer/run.sh                      # sizes 1000,10000,100000, 3 rounds
+#   SIZES=1000,10000 ROUNDS=5 bench/peer/run.sh
+#
+# The peer is built outside this repository, in ${XDG_CACHE_HOME:-~/.cache}/pandemic-boids/peer:
+# the public krABMaga examples repository (cloned from GitHub, or KRABMAGA_EXAMPLES=DIR for a
+# checkout you have) with its `flockers` model unchanged and `bench/peer/flockers_main.rs` as its
+# entry point (the example's own `main` only prints a progress screen), against the `krabmaga`
+# crate from crates.io that the example names; both are release builds for the x86-64 baseline,
+# as `cargo build` makes them. Each round times, for every size, the peer (N birds at the
+# example's density, 10 untimed then 200 timed steps) and then `pandemic-boids bench --workload
+# flocking --threads 1 --backends grid` with the same steps (one swarm at the same neighbour
+# count; BENCHMARKS.md says how the workloads match), alternating so that both see the same
+# machine; it prints the median over the rounds of each one's median ms per step and the ratio.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SIZES="${SIZES:-1000,10000,100000}"
+ROUNDS="${ROUNDS:-3}"
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/pandemic-boids/peer"
+EXAMPLES="${KRABMAGA_EXAMPLES:-$CACHE/examples}"
+mkdir -p "$CACHE"
+if [[ ! -d "$EXAMPLES/flockers" ]]; then
+  git clone --quiet --depth 1 https://github.com/krABMaga/examples "$EXAMPLES"
+fi
+rm -rf "$CACHE/flockers"
+cp -r "$EXAMPLES/flockers" "$CACHE/flockers"
+rm -rf "$CACHE/flockers/src/visualization"
+cp bench/peer/flockers_main.rs "$CACHE/flockers/src/main.rs"
+echo "building the peer (krabmaga from crates.io) in $CACHE/flockers" >&2
+(cd "$CACHE/flockers" && cargo build --release --quiet)
+PEER="$CACHE/flockers/target/release/flockers"
+echo "building pandemic-boids" >&2
+cargo build --release --quiet
+OURS="${CARGO_TARGET_DIR:-target}/release/pandemic-boids"
+
+json_number() { grep -o "\"$1\": *[0-9.e+-]*" | head -1 | sed 's/.*: *//'; }
+median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# One core each (the same core), where taskset exists.
+PIN=()
+command -v taskset >/dev/null && PIN=(taskset -c 0)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
+  --warmup 0 | head -1
+IFS=, read -ra sizes <<<"$SIZES"
+for ((round = 1; round <= ROUNDS; round++)); do
+  for n in "${sizes[@]}"; do
+    "${PIN[@]}" "$PEER" --birds "$n" --steps 200 --warmup 10 | json_number median_ms \
+      >>"$tmp/peer-$n"
+    "${PIN[@]}" "$OURS" bench --workload flocking --threads 1 --sizes "$n" --backends grid --steps 200 \
+      --warmup 10 --json "$tmp/ours.json" >/dev/null
+    json_number step_ms_median <"$tmp/ours.json" >>"$tmp/ours-$n"
+  done
+  echo "round $round of $ROUNDS done" >&2
+done
+printf '%8s | %17s | %20s | %s\n' boids "pandemic-boids ms" "krABMaga flockers ms" \
+  "krABMaga / pandemic-boids"
+for n in "${sizes[@]}"; do
+  ours=$(median <"$tmp/ours-$n")
+  peer=$(median <"$tmp/peer-$n")
+  printf '%8s | %17.3f | %20.3f | ×%.2f\n' "$n" "$ours" "$peer" \
+    "$(awk -v a="$peer" -v b="$ours" 'BEGIN {print a / b}')"
+done
+echo "(medians over $ROUNDS rounds of each one's median ms per step; 200 steps after 10)"
