@@ -2,7 +2,7 @@
 # Flocking against krABMaga's `flockers` example, one core each, in the same run.
 #
 #   bench/peer/run.sh                      # sizes 1000,10000,100000, 3 rounds
-#   SIZES=1000,10000 ROUNDS=5 bench/peer/run.sh
+#   SIZES=1000,10000 ROUNDS=5 PIN=0 bench/peer/run.sh
 #
 # The peer is built outside this repository, in ${XDG_CACHE_HOME:-~/.cache}/pandemic-boids/peer:
 # the public krABMaga examples repository (cloned from GitHub, or KRABMAGA_EXAMPLES=DIR for a
@@ -38,21 +38,26 @@ OURS="${CARGO_TARGET_DIR:-target}/release/pandemic-boids"
 json_number() { grep -o "\"$1\": *[0-9.e+-]*" | head -1 | sed 's/.*: *//'; }
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-# One core each (the same core), where taskset exists.
-PIN=()
-command -v taskset >/dev/null && PIN=(taskset -c 0)
+# One core each, strictly: both pinned to core 0 with taskset (PIN=0: not pinned; then
+# pandemic-boids' one compute thread still shares the process with Bevy's other threads).
+PIN_TO=()
+if [[ "${PIN:-1}" != 0 ]] && command -v taskset >/dev/null; then PIN_TO=(taskset -c 0); fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
-  --warmup 0 | head -1
+  --warmup 0 >"$tmp/machine.txt"
+head -1 "$tmp/machine.txt"
 IFS=, read -ra sizes <<<"$SIZES"
 for ((round = 1; round <= ROUNDS; round++)); do
   for n in "${sizes[@]}"; do
-    "${PIN[@]}" "$PEER" --birds "$n" --steps 200 --warmup 10 | json_number median_ms \
+    "${PIN_TO[@]}" "$PEER" --birds "$n" --steps 200 --warmup 10 | json_number median_ms \
       >>"$tmp/peer-$n"
-    "${PIN[@]}" "$OURS" bench --workload flocking --threads 1 --sizes "$n" --backends grid --steps 200 \
-      --warmup 10 --json "$tmp/ours.json" >/dev/null
+    "${PIN_TO[@]}" "$OURS" bench --workload flocking --threads 1 --sizes "$n" --backends grid --steps 200 \
+      --warmup 10 --json "$tmp/ours.json" >"$tmp/ours.out" 2>&1 || {
+      cat "$tmp/ours.out"
+      exit 1
+    }
     json_number step_ms_median <"$tmp/ours.json" >>"$tmp/ours-$n"
   done
   echo "round $round of $ROUNDS done" >&2
@@ -65,4 +70,6 @@ for n in "${sizes[@]}"; do
   printf '%8s | %17.3f | %20.3f | ×%.2f\n' "$n" "$ours" "$peer" \
     "$(awk -v a="$peer" -v b="$ours" 'BEGIN {print a / b}')"
 done
-echo "(medians over $ROUNDS rounds of each one's median ms per step; 200 steps after 10)"
+pinned="both pinned to core 0"
+[[ ${#PIN_TO[@]} -eq 0 ]] && pinned="not pinned"
+echo "(medians over $ROUNDS rounds of each one's median ms per step; 200 steps after 10; $pinned)"
