@@ -4,7 +4,7 @@
 use pandemic_boids::sim::stats::Estimate;
 
 use super::research::{counterfactual, mean};
-use super::{Data, fixed};
+use super::{Data, fixed, min_max, span};
 
 /// The doctor behaviours and flocking regimes of the matrix, as the tables name them.
 const D: [(&str, &str); 3] = [
@@ -63,12 +63,6 @@ impl Matrix {
     fn cell(&self, b: usize, d: usize) -> &Cell {
         &self.cells[b][d]
     }
-}
-
-/// `a–b` (smaller first), or one number when they print the same.
-fn span(a: f64, b: f64, digits: usize) -> String {
-    let (lo, hi) = (fixed(a.min(b), digits), fixed(a.max(b), digits));
-    if lo == hi { lo } else { format!("{lo}–{hi}") }
 }
 
 /// Whether two 95 % intervals overlap.
@@ -140,11 +134,8 @@ fn peak_ratios(m: &Matrix) -> [f64; 2] {
 
 /// The lowest mean attack rate of any cell.
 fn min_attack(m: &Matrix) -> f64 {
-    m.cells
-        .iter()
-        .flatten()
-        .map(|x| x.attack_rate)
-        .fold(f64::INFINITY, f64::min)
+    let rates: Vec<f64> = m.cells.iter().flatten().map(|x| x.attack_rate).collect();
+    min_max(&rates).0
 }
 
 const CLAIMS: [Claim; 10] = [
@@ -243,8 +234,7 @@ pub fn answer(d: &Data) -> String {
             .map_or("–".into(), |e| fixed(e.mean, 0))
     };
     let ratios: Vec<f64> = [peak_ratios(&m), peak_ratios(&check)].concat();
-    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = ratios.iter().copied().fold(0.0, f64::max);
+    let (lo, hi) = min_max(&ratios);
     // The attack-rate floor the sentence states holds on both seed sets.
     let floor = (min_attack(&m).min(min_attack(&check)) * 100.0).floor() / 100.0;
     let check_peak = |b: usize, d: usize| fixed(check.cell(b, d).peak.mean, 2);
@@ -292,9 +282,9 @@ pub fn answer(d: &Data) -> String {
         erad_time(2, 2),
         fixed(c(2, 0).peak.mean, 2),
         fixed(c(2, 0).peak_time, 0),
-        span(c(0, 0).peak_time, c(1, 0).peak_time, 0),
+        span(&[c(0, 0).peak_time, c(1, 0).peak_time], 0),
         fixed(c(2, 0).final_infected, 1),
-        span(c(0, 0).final_infected, c(1, 0).final_infected, 0),
+        span(&[c(0, 0).final_infected, c(1, 0).final_infected], 0),
         fixed(floor, 2),
         (0..3)
             .map(|b| (0..3)

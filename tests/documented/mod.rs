@@ -4,7 +4,6 @@
 //! ([`render::block`]). Blocks are whole paragraphs or tables (markers on their own lines), or
 //! a span inside a line (markers mid-line; a marker must not start a line inside a paragraph,
 //! where Markdown would end the paragraph).
-#![allow(dead_code)]
 
 pub mod distil;
 pub mod matrix;
@@ -319,9 +318,19 @@ pub fn plus_minus(e: &Estimate, digits: usize) -> String {
     format!("{} ± {}", fixed(e.mean, digits), fixed(half, digits))
 }
 
-/// `k of n` and a word for it (every, none).
-pub fn k_of_n(k: usize, n: usize) -> String {
-    format!("{k} of {n}")
+/// The smallest and largest of some values.
+pub fn min_max(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
+}
+
+/// `lo–hi` of some values at `digits` decimals, or one number when both ends print the same.
+pub fn span(v: &[f64], digits: usize) -> String {
+    let (lo, hi) = min_max(v);
+    let (lo, hi) = (fixed(lo, digits), fixed(hi, digits));
+    if lo == hi { lo } else { format!("{lo}–{hi}") }
 }
 
 #[cfg(test)]

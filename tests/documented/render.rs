@@ -3,7 +3,7 @@
 //! "hovers around 1", a preset "piles up"), and fails naming the claim when the data no longer
 //! back it, so a document cannot keep a sentence its numbers contradict.
 
-use super::{Data, STORY_COUNTS, bracket, fixed, research, signed};
+use super::{Data, STORY_COUNTS, bracket, fixed, min_max, research, signed, span};
 
 /// The text of block `name`.
 pub fn block(name: &str, d: &Data) -> String {
@@ -63,10 +63,7 @@ pub fn thousands(n: f64) -> String {
 
 /// `lo–hi` of a column over every row.
 fn range(t: &super::Csv, name: &str) -> String {
-    let v = t.values(&(0..t.rows.len()).collect::<Vec<_>>(), name);
-    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    format!("{lo}–{hi}")
+    span(&t.values(&(0..t.rows.len()).collect::<Vec<_>>(), name), 0)
 }
 
 fn story(d: &Data) -> String {
@@ -335,14 +332,9 @@ fn interventions(d: &Data) -> String {
             base = Some((attack.base, peak.base, t_peak, deaths.base));
         }
     }
-    let span = |v: &[f64], digits: usize| {
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        format!("{}–{}", fixed(lo, digits), fixed(hi, digits))
-    };
-    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let least_r0_gain = min_max(&r0_gain).0;
     assert!(
-        min(&r0_gain) > 1.5 && min(&r0_gain) > attack_gain.iter().copied().fold(0.0, f64::max),
+        least_r0_gain > 1.5 && least_r0_gain > min_max(&attack_gain).1,
         "pairing no longer helps R0 most (R0 {r0_gain:?}, attack rate {attack_gain:?})"
     );
     let (attack, peak, t_peak, deaths) = base.unwrap();

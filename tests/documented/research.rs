@@ -1,7 +1,7 @@
 //! The preset blocks: the signature table and what it says about the report's model and each
 //! calibration (with the counterfactual runs that back each sentence).
 
-use super::{Csv, Data, fixed, plus_minus};
+use super::{Csv, Data, fixed, min_max, plus_minus};
 
 pub fn block(name: &str, d: &Data) -> Option<String> {
     Some(match name {
@@ -266,8 +266,7 @@ fn report_findings(d: &Data) -> String {
         d_pol > 0.8,
         "report D: no longer ordered (polarisation {d_pol})"
     );
-    let lo = piles.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = piles.iter().copied().fold(0.0, f64::max);
+    let (lo, hi) = min_max(&piles);
     format!(
         "shows one of the five behaviours it reports. **C** forms a lattice, of an extreme kind: every boid ends \
          about one perception radius from its nearest neighbour ({} px, nn_cv {}) and the swarm \
