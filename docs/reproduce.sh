@@ -5,13 +5,13 @@
 #
 #   docs/reproduce.sh             # run everything, then rewrite the documents and figures
 #   docs/reproduce.sh --check     # the same, then exit 1 if any of them differs from git's HEAD
-#   OUT=DIR docs/reproduce.sh     # the runs' folder (default out/reproduce/<commit>)
+#   OUT=DIR docs/reproduce.sh     # the runs' folder (default out/reproduce/<key>)
 #
 # It builds first (`cargo build --release`, and the test binaries of `cargo test`: 15-20 and
 # about 5 minutes the first time on 2 cores), then runs about 40 minutes on 2 cores (AMD EPYC,
 # AVX2; every run has a fixed seed). A run already finished in OUT is not redone, so OUT is
-# named after the commit (with `-modified` when src/, assets/ or Cargo.* differ from it): new
-# code gets new runs. Then `REPRODUCE_FROM=$OUT UPDATE_DOCS=1 cargo test --test
+# named after a hash of what the runs depend on (src/, assets/, Cargo.toml, Cargo.lock as they
+# are in the working tree): other code gets other runs, an unchanged tree reuses them. Then `REPRODUCE_FROM=$OUT UPDATE_DOCS=1 cargo test --test
 # documented_numbers` distils the runs into docs/reproduced/*.csv and renders every marked
 # block of the documents from them, and the figures are copied into docs/.
 #
@@ -41,38 +41,41 @@ esac
 [[ -n "${OUT:-}" && "${OUT:0:1}" != / ]] && OUT="$PWD/$OUT"
 cd "$(dirname "$0")/.."
 if [[ -z "${OUT:-}" ]]; then
-  rev=$(git rev-parse --short HEAD)
-  git diff --quiet HEAD -- src assets Cargo.toml Cargo.lock || rev="$rev-modified"
-  OUT="out/reproduce/$rev"
+  key=$(git ls-files -z --cached --others --exclude-standard -- src assets Cargo.toml Cargo.lock |
+    sort -z | xargs -0 sha1sum | sha1sum | cut -c1-12)
+  OUT="out/reproduce/$key"
 fi
 mkdir -p "$OUT"
 say() { printf '== %s\n' "$*"; }
 say "building (the first release build takes 15-20 minutes); runs go to $OUT"
 cargo build --release --quiet
+cargo test --no-run --quiet 2>/dev/null || cargo test --no-run
 B="${CARGO_TARGET_DIR:-target}/release/pandemic-boids"
+# A run folder counts as done only if its run completed (an interrupted one is redone).
+done_run() { grep -q '"completed": true' "$1/summary.json" 2>/dev/null; }
 
 say "the default scenario's first minute (README: Set-up)"
-$B experiment --scenarios assets/scenarios/default.toml --seeds 10 --duration 60 \
+"$B" experiment --scenarios assets/scenarios/default.toml --seeds 10 --duration 60 \
   --out "$OUT/story" --quiet
 say "agents.csv of the default scenario (README: Headless runs)"
-[[ -f "$OUT/agents/summary.json" ]] ||
-  $B run --scenario assets/scenarios/default.toml --agents-every 0.5 --out "$OUT/agents" --quiet
+done_run "$OUT/agents" ||
+  "$B" run --scenario assets/scenarios/default.toml --agents-every 0.5 --out "$OUT/agents" --quiet
 say "the GIF (README: Video of a run)"
-[[ -f "$OUT/vid/run.gif" ]] ||
-  $B run --scenario assets/scenarios/default.toml --duration 14 --out "$OUT/vid" \
+done_run "$OUT/vid" ||
+  "$B" run --scenario assets/scenarios/default.toml --duration 14 --out "$OUT/vid" \
     --video "$OUT/vid/run.gif" --video-from 2 --video-to 14 --video-fps 10 \
     --video-size 480x270 --video-overlays transmissions --quiet
 say "R_t of sirs.toml (README: Who infected whom)"
-[[ -f "$OUT/sirs/summary.json" ]] ||
-  $B run --scenario assets/scenarios/sirs.toml --seed 1 --out "$OUT/sirs" --quiet
+done_run "$OUT/sirs" ||
+  "$B" run --scenario assets/scenarios/sirs.toml --seed 1 --out "$OUT/sirs" --quiet
 say "the R0 table"
-$B experiment --scenarios assets/scenarios/sir.toml --scenarios assets/scenarios/default.toml \
+"$B" experiment --scenarios assets/scenarios/sir.toml --scenarios assets/scenarios/default.toml \
   --seeds 10 --out "$OUT/r0" --quiet
 say "the five regimes at 65 s (README: Calibrated presets)"
 for f in assets/scenarios/regimes/*.toml; do
   name=$(basename "$f" .toml)
-  [[ -f "$OUT/regimes/$name/frame-00000.png" ]] ||
-    $B run --scenario "$f" --duration 65.5 --out "$OUT/regimes/$name" \
+  done_run "$OUT/regimes/$name" ||
+    "$B" run --scenario "$f" --duration 65.5 --out "$OUT/regimes/$name" \
       --frames "$OUT/regimes/$name" --video-from 65 --video-to 65.05 --video-fps 10 \
       --video-size 480x336 --quiet
 done
@@ -80,7 +83,7 @@ say "the preset signature table (5 seeds, t = 60-100 s)"
 presets() {
   local out=$1
   shift
-  $B experiment "$@" --seeds 5 --duration 100 --measure-from 60 --out "$OUT/$out" --quiet
+  "$B" experiment "$@" --seeds 5 --duration 100 --measure-from 60 --out "$OUT/$out" --quiet
 }
 presets presets --scenarios 'assets/scenarios/regimes/*.toml'
 presets presets-report --scenarios 'assets/scenarios/regimes/report/*.toml'
@@ -106,29 +109,29 @@ presets calib-B3-noise-80 --scenarios 'assets/scenarios/matrix/B3_*.toml' \
   --set swarms.normal.noise=80
 say "paired comparisons of the interventions (20 seeds of 90 s each)"
 for v in lockdown vaccination test_and_isolate; do
-  $B compare --base assets/scenarios/interventions/none.toml \
+  "$B" compare --base assets/scenarios/interventions/none.toml \
     --variant "assets/scenarios/interventions/$v.toml" --seeds 20 --out "$OUT/compare-$v" \
     --quiet >/dev/null
 done
 say "the doctor matrix: 40 seeds, and 40 disjoint seeds to check every sentence"
-$B experiment --scenarios 'assets/scenarios/matrix/*.toml' --seeds 40 --out "$OUT/matrix" --quiet
-$B experiment --scenarios 'assets/scenarios/matrix/*.toml' --seeds 40 --seed 1001 \
+"$B" experiment --scenarios 'assets/scenarios/matrix/*.toml' --seeds 40 --out "$OUT/matrix" --quiet
+"$B" experiment --scenarios 'assets/scenarios/matrix/*.toml' --seeds 40 --seed 1001 \
   --out "$OUT/matrix-check" --quiet
 say "the sensitivity example, with 1 and with 4 replicates"
 sweep() {
   local out=$1
   shift
-  $B sweep --base assets/scenarios/sir.toml --param epidemic.p_infect_normal=0.1..0.9 \
+  "$B" sweep --base assets/scenarios/sir.toml --param epidemic.p_infect_normal=0.1..0.9 \
     --param epidemic.t_death=2..10 --param swarms.normal.count=100..500 \
     --param swarms.normal.max_speed=60..180 --samples 48 --duration 60 "$@" \
     --out "$OUT/$out" --quiet
-  $B merge "$OUT/$out" >/dev/null
+  "$B" merge "$OUT/$out" >/dev/null
 }
 sweep sweep
 sweep sweep-replicates --replicates 4
 say "the benchmarks' neighbour counts (BENCHMARKS.md; the timings are not compared)"
-[[ -f "$OUT/bench-pandemic.json" ]] || $B bench --json "$OUT/bench-pandemic.json" >/dev/null
-[[ -f "$OUT/bench-flocking.json" ]] || $B bench --workload flocking --threads 1 \
+[[ -f "$OUT/bench-pandemic.json" ]] || "$B" bench --json "$OUT/bench-pandemic.json" >/dev/null
+[[ -f "$OUT/bench-flocking.json" ]] || "$B" bench --workload flocking --threads 1 \
   --sizes 1000,10000,100000 --json "$OUT/bench-flocking.json" >/dev/null
 
 say "the well-mixed R0 check (tests/transmission.rs prints its measurement)"
@@ -161,9 +164,12 @@ done
 if $check; then
   say "checking that nothing changed"
   git status --short -- README.md BENCHMARKS.md docs
-  git diff --quiet --exit-code -- README.md BENCHMARKS.md docs &&
+  git diff --quiet HEAD -- README.md BENCHMARKS.md docs &&
     [[ -z "$(git status --porcelain --untracked-files=all -- docs)" ]] ||
-    { echo "error: the documents differ from what the current code produces (see git diff)"; exit 1; }
+    {
+      echo "error: the documents differ from what the current code produces (see git diff)" >&2
+      exit 1
+    }
   echo "every regenerated number and figure matches the documents"
 else
   git status --short -- README.md BENCHMARKS.md docs

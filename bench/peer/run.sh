@@ -22,26 +22,43 @@ CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/pandemic-boids/peer"
 EXAMPLES="${KRABMAGA_EXAMPLES:-$CACHE/examples}"
 mkdir -p "$CACHE"
 if [[ ! -d "$EXAMPLES/flockers" ]]; then
+  if [[ -n "${KRABMAGA_EXAMPLES:-}" ]]; then
+    echo "error: KRABMAGA_EXAMPLES=$EXAMPLES has no flockers/ folder" >&2
+    exit 2
+  fi
   git clone --quiet --depth 1 https://github.com/krABMaga/examples "$EXAMPLES"
 fi
+# The example's sources are copied afresh; its build folder stays, so krabmaga builds once.
 rm -rf "$CACHE/flockers"
 cp -r "$EXAMPLES/flockers" "$CACHE/flockers"
-rm -rf "$CACHE/flockers/src/visualization"
+rm -rf "$CACHE/flockers/src/visualization" "$CACHE/flockers/target"
 cp bench/peer/flockers_main.rs "$CACHE/flockers/src/main.rs"
 echo "building the peer (krabmaga from crates.io) in $CACHE/flockers" >&2
-(cd "$CACHE/flockers" && cargo build --release --quiet)
-PEER="$CACHE/flockers/target/release/flockers"
+(cd "$CACHE/flockers" && CARGO_TARGET_DIR="$CACHE/target" cargo build --release --quiet)
+PEER="$CACHE/target/release/flockers"
 echo "building pandemic-boids" >&2
 cargo build --release --quiet
 OURS="${CARGO_TARGET_DIR:-target}/release/pandemic-boids"
 
-json_number() { grep -o "\"$1\": *[0-9.e+-]*" | head -1 | sed 's/.*: *//'; }
-median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+json_number() {
+  local found
+  found=$(grep -o "\"$1\": *[0-9.e+-]*" | head -1 | sed 's/.*: *//') || true
+  [[ -n "$found" ]] || { echo "error: no \"$1\" in the timing output" >&2; return 1; }
+  echo "$found"
+}
+# The median (the mean of the two middle values for an even count).
+median() { sort -g | awk '{a[NR] = $1} END {print (a[int((NR + 1) / 2)] + a[int(NR / 2) + 1]) / 2}'; }
 
 # One core each, strictly: both pinned to core 0 with taskset (PIN=0: not pinned; then
 # pandemic-boids' one compute thread still shares the process with Bevy's other threads).
 PIN_TO=()
-if [[ "${PIN:-1}" != 0 ]] && command -v taskset >/dev/null; then PIN_TO=(taskset -c 0); fi
+if [[ "${PIN:-1}" != 0 ]]; then
+  if command -v taskset >/dev/null; then
+    PIN_TO=(taskset -c 0)
+  else
+    echo "warning: no taskset here: running unpinned" >&2
+  fi
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,9 +68,9 @@ head -1 "$tmp/machine.txt"
 IFS=, read -ra sizes <<<"$SIZES"
 for ((round = 1; round <= ROUNDS; round++)); do
   for n in "${sizes[@]}"; do
-    "${PIN_TO[@]}" "$PEER" --birds "$n" --steps 200 --warmup 10 | json_number median_ms \
+    ${PIN_TO[@]+"${PIN_TO[@]}"} "$PEER" --birds "$n" --steps 200 --warmup 10 | json_number median_ms \
       >>"$tmp/peer-$n"
-    "${PIN_TO[@]}" "$OURS" bench --workload flocking --threads 1 --sizes "$n" --backends grid --steps 200 \
+    ${PIN_TO[@]+"${PIN_TO[@]}"} "$OURS" bench --workload flocking --threads 1 --sizes "$n" --backends grid --steps 200 \
       --warmup 10 --json "$tmp/ours.json" >"$tmp/ours.out" 2>&1 || {
       cat "$tmp/ours.out"
       exit 1

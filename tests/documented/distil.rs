@@ -28,6 +28,15 @@ fn at(v: &Value, path: &[&str]) -> f64 {
 /// `prefix` (two experiments can hold scenarios of the same file name).
 fn copy_table(from: &Path, experiment: &str, file: &str, prefix: &str) -> Csv {
     let mut t = Csv::read(&from.join(experiment).join(file));
+    if t.header.iter().any(|h| h == "completed") {
+        for r in 0..t.rows.len() {
+            assert_eq!(
+                t.text(r, "completed"),
+                "true",
+                "{experiment}: a run did not complete"
+            );
+        }
+    }
     if !prefix.is_empty() {
         let k = t.col("scenario");
         for r in &mut t.rows {

@@ -209,10 +209,11 @@ fn presets_table(d: &Data) -> String {
     let mut out = format!(
         "\nSignatures of the Normal swarm — mean ± 95 % confidence half-width over {seeds} \
          seeds ({} runs where a row joins three files), each the mean over t = 60–100 s; the \
-         defining measures in bold. Reproduce with `pandemic-boids experiment --scenarios \
+         defining measures in bold. Reproduce with `cargo run --release -- experiment --scenarios \
          'assets/scenarios/regimes/*.toml' --seeds {seeds} --duration 100 --measure-from 60 \
-         --out out/presets` (and the same for the other files; `docs/reproduce.sh` runs them \
-         all): `aggregate.csv` holds these columns.\n\n| preset | promises | model |",
+         --out out/presets`, and the same for `'assets/scenarios/regimes/report/*.toml'`, \
+         `'assets/scenarios/matrix/*.toml'` and the other files of the table (`docs/reproduce.sh` \
+         runs them all): `aggregate.csv` holds these columns.\n\n| preset | promises | model |",
         3 * seeds
     );
     for (_, _, h) in COLUMNS {
