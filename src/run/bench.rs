@@ -48,7 +48,7 @@ pub struct BenchOptions {
     pub steps: usize,
     /// Untimed steps first.
     pub warmup: usize,
-    /// Compute threads (default: every core).
+    /// Threads in all, the main one included (default: every core).
     pub threads: Option<usize>,
     /// Brute force only up to this many boids (it is O(n²)).
     pub brute_max: usize,
@@ -280,7 +280,7 @@ pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("machine: {}", Machine::this().line());
     println!(
-        "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} compute threads ({} cores)",
+        "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} threads ({} cores)",
         opts.workload,
         opts.steps,
         opts.warmup,

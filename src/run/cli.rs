@@ -217,7 +217,7 @@ pub struct BenchArgs {
     /// Untimed steps before timing.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub warmup: usize,
-    /// Compute threads (default: every core).
+    /// Threads in all, the main one included (default: every core; 1 = one thread).
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
     /// Brute force only up to this many boids (it is O(n²)).
@@ -311,7 +311,8 @@ pub struct RunArgs {
     /// with or without --checkpoint-every.
     #[arg(long = "checkpoint-on-exit")]
     pub checkpoint_on_exit: bool,
-    /// Compute threads (default: every core). Results do not depend on it.
+    /// Threads in all, the main one included (default: every core; 1 = one thread). Results
+    /// do not depend on it.
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
     /// No progress bar.

@@ -47,7 +47,7 @@ pub struct RunOptions {
     pub config: SimConfig,
     /// Output folder.
     pub out: PathBuf,
-    /// Compute threads (default: every core).
+    /// Threads in all, the main one included (default: every core).
     pub threads: Option<usize>,
     /// Show a progress bar (only drawn on a terminal).
     pub progress: bool,

@@ -43,7 +43,7 @@ use crate::sim::checkpoint::{self, Checkpoint, CheckpointError};
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
-use crate::sim::parallel::task_pools;
+use crate::sim::parallel::headless_task_pools;
 use crate::sim::schedule::StepMode;
 
 /// A headless simulation: `MinimalPlugins` + [`SimPlugin`], with time advanced by exactly one
@@ -54,7 +54,7 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// A simulation of `config` using `threads` compute threads (default: every core; the
+    /// A simulation of `config` on `threads` threads in all (default: every core; the
     /// process-wide pools are created by the first simulation or app of the process).
     pub fn new(config: SimConfig, threads: Option<usize>) -> Self {
         Self::with(config, threads, |_| {})
@@ -67,7 +67,7 @@ impl Simulation {
         let mut app = App::new();
         app.add_plugins(
             MinimalPlugins
-                .set(task_pools(threads))
+                .set(headless_task_pools(threads))
                 .disable::<ScheduleRunnerPlugin>(),
         )
         .add_plugins(SimPlugin { config })

@@ -298,17 +298,29 @@ impl Path {
 /// block is compiled once per path, each copy inside a function built for that path's
 /// instructions, so whatever it inlines (every [`F8`] operation is `#[inline(always)]`) uses
 /// them. (A macro, not a function taking a closure: one closure called from every path would
-/// be compiled once, for the baseline.) Meant for whole scans — a neighbourhood, a strip of
+/// be compiled once, for the baseline; and the block's closure is always inlined into each
+/// path's function: left to the inliner, a large block stays a function of its own, built for
+/// the baseline.) Meant for whole scans — a neighbourhood, a strip of
 /// candidates — where the choice costs a load and a branch.
 macro_rules! vectorized {
     ($body:block) => {
         match $crate::sim::lanes::Path::current() {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Path::current` only returns a path this CPU supports.
-            $crate::sim::lanes::Path::Avx512 => unsafe { $crate::sim::lanes::avx512(|| $body) },
+            $crate::sim::lanes::Path::Avx512 => unsafe {
+                $crate::sim::lanes::avx512(
+                    #[inline(always)]
+                    || $body,
+                )
+            },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above.
-            $crate::sim::lanes::Path::Avx2 => unsafe { $crate::sim::lanes::avx2(|| $body) },
+            $crate::sim::lanes::Path::Avx2 => unsafe {
+                $crate::sim::lanes::avx2(
+                    #[inline(always)]
+                    || $body,
+                )
+            },
             _ => $body,
         }
     };

@@ -6,17 +6,47 @@
 use bevy::app::{TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Task pools with `threads` compute threads (default: every core). Bevy's default gives the
-/// compute pool only what the IO and async pools leave, which is one thread on a 2-core machine;
-/// the simulation's parallel loops need the compute pool, so it gets every core here and the
-/// other pools one thread each.
+/// Threads a headless simulation of this process computes on (0: not set, as in the app):
+/// the first [`headless_task_pools`] call sets it, as the first app creates the pools.
+static HEADLESS_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether the parallel loops run on the calling thread alone: a headless simulation asked for
+/// one thread (`--threads 1`).
+#[inline]
+pub fn serial() -> bool {
+    HEADLESS_THREADS.load(Ordering::Relaxed) == 1
+}
+
+/// Every core of this machine.
+fn cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// Task pools for the window: the compute pool gets every core (systems run on its threads).
 pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
-    let cores = threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
+    pools(threads.unwrap_or_else(cores))
+}
+
+/// Task pools for a headless simulation on `threads` threads in all (default: every core). Its
+/// systems run on the calling thread, which also works on every parallel loop it starts (a
+/// Bevy scope runs tasks on the thread waiting for it), so the compute pool gets `threads − 1`
+/// threads; with one thread the loops run inline and the pool (which Bevy needs) stays idle.
+/// `--threads 1` is then one thread, as a peer's single-threaded run is.
+pub fn headless_task_pools(threads: Option<usize>) -> TaskPoolPlugin {
+    let threads = threads.unwrap_or_else(cores).max(1);
+    let _ = HEADLESS_THREADS.compare_exchange(0, threads, Ordering::Relaxed, Ordering::Relaxed);
+    pools((threads - 1).max(1))
+}
+
+/// Task pools whose compute pool has `cores` threads. Bevy's default gives the compute pool
+/// only what the IO and async pools leave, which is one thread on a 2-core machine; the
+/// simulation's parallel loops need the compute pool, so it gets them here and the other pools
+/// one thread each.
+fn pools(cores: usize) -> TaskPoolPlugin {
     let one = || TaskPoolThreadAssignmentPolicy {
         min_threads: 1,
         max_threads: 1,
@@ -49,12 +79,12 @@ const MIN_PARALLEL: usize = 256;
 pub const SERIAL_BELOW: usize = 2048;
 
 /// Runs `f` on every item of a mutable query: on the compute pool (`par_iter_mut`) when there
-/// are at least [`SERIAL_BELOW`] of `n` items, inline otherwise. Items are independent, so the
-/// result is the same either way.
+/// are at least [`SERIAL_BELOW`] of `n` items, inline otherwise (and with one thread, see
+/// [`serial`]). Items are independent, so the result is the same either way.
 #[macro_export]
 macro_rules! for_each_item {
     ($query:expr, $n:expr, $f:expr) => {
-        if $n < $crate::sim::parallel::SERIAL_BELOW {
+        if $n < $crate::sim::parallel::SERIAL_BELOW || $crate::sim::parallel::serial() {
             $query.iter_mut().for_each($f)
         } else {
             $query.par_iter_mut().for_each($f)
@@ -68,11 +98,11 @@ pub fn map_chunks<T: Send + 'static>(
     n: usize,
     f: impl Fn(Range<usize>) -> Vec<T> + Sync,
 ) -> Vec<T> {
-    if n < MIN_PARALLEL {
+    if n < MIN_PARALLEL || serial() {
         return f(0..n);
     }
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let chunks = (pool.thread_num().max(1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
+    let chunks = ((pool.thread_num() + 1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
     let size = n.div_ceil(chunks);
     let f = &f;
     let parts: Vec<Vec<T>> = pool.scope(|s| {
@@ -87,14 +117,14 @@ pub fn map_chunks<T: Send + 'static>(
 /// Fills `out[i] = f(i)` in parallel.
 pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
     let n = out.len();
-    if n < MIN_PARALLEL {
+    if n < MIN_PARALLEL || serial() {
         for (i, slot) in out.iter_mut().enumerate() {
             *slot = f(i);
         }
         return;
     }
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let chunks = (pool.thread_num().max(1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
+    let chunks = ((pool.thread_num() + 1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
     let size = n.div_ceil(chunks);
     let f = &f;
     pool.scope(|s| {

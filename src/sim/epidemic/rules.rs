@@ -7,9 +7,14 @@ use bevy::prelude::*;
 use crate::sim::agent::Disease;
 use crate::sim::clock::is_due;
 use crate::sim::config::{EpidemicConfig, SimConfig};
-use crate::sim::neighbours::{IndexRef, Snapshot};
+use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot};
+use crate::sim::parallel::map_chunks;
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
+
+/// Below one source in this many boids, [`EpidemicStep`] queries around each source instead of
+/// traversing every neighbourhood.
+const FEW_SOURCES: usize = 8;
 
 /// `p_step = 1 − (1 − p)^dt`: a per-second probability over a step of `dt` seconds (§5.1).
 #[inline]
@@ -166,10 +171,28 @@ impl EpidemicStep<'_> {
         decides: impl Fn(usize, usize) -> bool + Sync,
     ) -> Vec<(usize, usize)> {
         let s = self.snapshot;
-        let reach = (0..s.len())
-            .filter(|&j| is_source(j))
-            .map(&radius)
-            .fold(0.0, f32::max);
+        let sources: Vec<usize> = (0..s.len()).filter(|&j| is_source(j)).collect();
+        // Nothing to traverse without a source or a target (no one infected, say).
+        if sources.is_empty() || !(0..s.len()).any(&is_target) {
+            return Vec::new();
+        }
+        // A few sources (early in an outbreak, a handful of doctors): one query each, rather
+        // than a traversal of every boid's neighbourhood. The pairs are the same set (callers
+        // resolve them order-free).
+        if sources.len() * FEW_SOURCES < s.len() {
+            return map_chunks(sources.len(), |range| {
+                let mut out = Vec::new();
+                for &j in &sources[range] {
+                    self.index.for_each_within(s.pos[j], radius(j), |i, _| {
+                        if is_target(i) && decides(i, j) {
+                            out.push((i, j));
+                        }
+                    });
+                }
+                out
+            });
+        }
+        let reach = sources.iter().map(|&j| radius(j)).fold(0.0, f32::max);
         let by_source: Vec<Vec<(usize, usize)>> =
             self.index
                 .map_near(s, reach, few_targets, &is_source, &is_target, |j, near| {

@@ -388,3 +388,71 @@ fn spontaneous_infection_rate_is_per_second_at_every_dt() {
         assert_rate(f, 0.6, dt, "spontaneous infection");
     }
 }
+
+#[test]
+fn pairs_are_brute_forces_with_few_sources_or_many() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+    let params = EpidemicConfig {
+        p_infect_normal: 1.0,
+        p_infect_doctor: 1.0,
+        p_cure: 1.0,
+        infected_cure_factor: 1.0,
+        cross_swarm_infection: true,
+        ..default()
+    };
+    // Two infected in 400 boids: one query per source; half of them: the full traversal.
+    for share in [0.0, 0.5] {
+        let boids: Vec<_> = (0..400)
+            .map(|k| {
+                // Crowded about the seam, so each source has neighbours on both sides of it.
+                let mut coordinate = || (rng.random_range(-150.0..150.0f32) + 1000.0) % 1000.0;
+                let pos = Vec2::new(coordinate(), coordinate());
+                let swarm = Swarm::ALL[rng.random_range(0..3)];
+                let sick = k < 2 || rng.random_bool(share);
+                (pos, swarm, if sick { I0 } else { S })
+            })
+            .collect();
+        let b = world(&boids);
+        let s = &b.snapshot;
+        let within = |i: usize, j: usize, r: f32| {
+            i != j && s.space().displacement(s.pos[j], s.pos[i]).length_squared() < r * r
+        };
+        let (mut contacts, mut cures) = (Vec::new(), Vec::new());
+        for j in 0..s.len() {
+            for i in 0..s.len() {
+                let (sick_i, sick_j) = (s.disease[i].is_infected(), s.disease[j].is_infected());
+                if sick_j && !sick_i && within(i, j, params.contact_radius(s.swarm[j], true)) {
+                    contacts.push((i, j));
+                }
+                let doctor = s.swarm[j] == Swarm::Doctor;
+                if doctor && sick_i && within(i, j, params.contact_radius(Swarm::Doctor, sick_j)) {
+                    cures.push((i, j));
+                }
+            }
+        }
+        contacts.sort();
+        cures.sort();
+        assert!(
+            contacts.len() > 10 && cures.len() > 10,
+            "{share}: {contacts:?} {cures:?}"
+        );
+        for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
+            let index = b.get(kind);
+            let step = EpidemicStep {
+                snapshot: s,
+                index: &index,
+                params: &params,
+                seed: 1,
+                step: 0,
+                now: 0.0,
+                dt: 1.0,
+            };
+            let (mut c, mut k) = (step.contact_pairs(), step.cure_pairs());
+            c.sort();
+            k.sort();
+            assert_eq!(c, contacts, "{kind:?} share {share}");
+            assert_eq!(k, cures, "{kind:?} share {share}");
+        }
+    }
+}

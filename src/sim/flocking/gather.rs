@@ -24,6 +24,23 @@ pub fn lane_sums<const INVERSE_SQUARE: bool, const UNIT: bool>(
     swarm: u8,
     r: &Rules,
 ) -> Option<FlockSums> {
+    // One scan per wrapping case (each inlines its own copy of the loop body).
+    match (near.wraps().x, near.wraps().y) {
+        (false, false) => scan::<INVERSE_SQUARE, UNIT, false, false>(near, p, v, swarm, r),
+        (true, false) => scan::<INVERSE_SQUARE, UNIT, true, false>(near, p, v, swarm, r),
+        (false, true) => scan::<INVERSE_SQUARE, UNIT, false, true>(near, p, v, swarm, r),
+        (true, true) => scan::<INVERSE_SQUARE, UNIT, true, true>(near, p, v, swarm, r),
+    }
+}
+
+/// [`lane_sums`] where the neighbourhood wraps each offset along x (`WX`) / y (`WY`).
+fn scan<const INVERSE_SQUARE: bool, const UNIT: bool, const WX: bool, const WY: bool>(
+    near: &Near,
+    p: Vec2,
+    v: Vec2,
+    swarm: u8,
+    r: &Rules,
+) -> Option<FlockSums> {
     // The whole scan inside `vectorized!`, closure included, so it runs at the CPU's width.
     let (served, acc) = vectorized!({
         let eps2 = UNIT_EPSILON * UNIT_EPSILON;
@@ -31,11 +48,12 @@ pub fn lane_sums<const INVERSE_SQUARE: bool, const UNIT: bool>(
         let (sep2, ali2, coh2) = (F8::splat(r.sep2), F8::splat(r.ali2), F8::splat(r.coh2));
         let (eps, me) = (F8::splat(eps2), F8::splat(swarm as f32));
         let mut acc = [F8::ZERO; 15];
-        let served = near.lanes(p, |l| {
+        let served = near.lanes::<WX, WY>(p, |l| {
             let (dx, dy) = (l.dx, l.dy);
+            let valid = l.valid & one;
             let d2 = dx * dx + dy * dy;
-            let same = l.swarm.cmp_eq(me) & l.valid;
-            let ws = d2.cmp_lt(sep2) & l.valid;
+            let same = l.swarm.cmp_eq(me) & valid;
+            let ws = d2.cmp_lt(sep2) & valid;
             let wa = d2.cmp_lt(ali2) & same;
             let wc = d2.cmp_lt(coh2) & same;
             let inv = ws * (d2.cmp_ge(eps) & one) / d2.max(eps);
@@ -61,12 +79,12 @@ pub fn lane_sums<const INVERSE_SQUARE: bool, const UNIT: bool>(
             acc[9] += dx * wc;
             acc[10] += dy * wc;
         });
-        (served, acc)
+        (served, acc.map(F8::sum))
     });
     if !served {
         return None;
     }
-    let sum = |i: usize| acc[i].sum();
+    let sum = |i: usize| acc[i];
     // Take the boid itself back out (offset 0: inside every positive radius, no direction).
     let inside = |r2: f32| (0.0 < r2) as u32;
     let (own_sep, own_ali, own_coh) = (inside(r.sep2), inside(r.ali2), inside(r.coh2));

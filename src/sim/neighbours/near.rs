@@ -64,14 +64,29 @@ impl Near<'_> {
     /// every boid a target), visits them eight at a time as offsets from `centre` and
     /// velocities ([`Lanes`], see [`Grid::lanes`]) and returns true; otherwise visits nothing
     /// and returns false (use [`Near::for_each_within`]).
+    /// `WX` / `WY` must be [`Near::wraps`]' axes.
     #[inline(always)]
-    pub fn lanes(&self, centre: Vec2, visit: impl FnMut(&Lanes)) -> bool {
+    pub fn lanes<const WX: bool, const WY: bool>(
+        &self,
+        centre: Vec2,
+        visit: impl FnMut(&Lanes),
+    ) -> bool {
         match &self.kind {
             NearKind::Cells { grid, hood } => {
-                grid.lanes(hood, centre, visit);
+                grid.lanes::<WX, WY>(hood, centre, visit);
                 true
             }
             _ => false,
+        }
+    }
+
+    /// The axes along which [`Near::lanes`] wraps each offset on its own (the neighbourhood
+    /// spans the whole wrapped axis); none where there are no lanes.
+    #[inline]
+    pub fn wraps(&self) -> BVec2 {
+        match &self.kind {
+            NearKind::Cells { hood, .. } => hood.wrap_each,
+            _ => BVec2::FALSE,
         }
     }
 }

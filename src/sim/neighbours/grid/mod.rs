@@ -41,16 +41,18 @@ pub struct Grid {
     pub start: Vec<u32>,
     /// Snapshot slot of each entry, in cell order.
     pub slot: Vec<u32>,
-    /// x of each entry, px (then [`LANES`] far-away padding entries).
-    pub x: Vec<f32>,
-    /// y of each entry, px.
-    pub y: Vec<f32>,
-    /// Velocity x of each entry, px/s.
-    pub vx: Vec<f32>,
-    /// Velocity y of each entry, px/s.
-    pub vy: Vec<f32>,
-    /// Swarm index of each entry as a float (−1 for padding), for SIMD comparisons.
-    pub swarm_f: Vec<f32>,
+    /// x of each entry, px: entry `e` at `e + LANES`, between [`LANES`] far-away padding entries
+    /// on either side (so a scan may read eight entries from anywhere in `−8..=len`).
+    x: Vec<f32>,
+    /// y of each entry, px (laid out as `x`).
+    y: Vec<f32>,
+    /// Velocity x of each entry, px/s (laid out as `x`).
+    vx: Vec<f32>,
+    /// Velocity y of each entry, px/s (laid out as `x`).
+    vy: Vec<f32>,
+    /// Swarm index of each entry as a float (−1 for padding), for SIMD comparisons (laid out
+    /// as `x`).
+    swarm_f: Vec<f32>,
     /// Swarm of each entry.
     pub swarm: Vec<Swarm>,
     cell_of_slot: Vec<u32>,
@@ -103,8 +105,9 @@ impl Neighbourhood {
     /// bit for bit what `Space::displacement` gives for any point within the query radius.
     #[inline]
     pub fn offset(&self, grid: &Grid, strip: &Strip, k: usize, centre: Vec2) -> Vec2 {
-        let dx = (grid.x[k] - centre.x) + strip.sx;
-        let dy = (grid.y[k] - centre.y) + strip.sy;
+        let p = grid.pos(k);
+        let dx = (p.x - centre.x) + strip.sx;
+        let dy = (p.y - centre.y) + strip.sy;
         Vec2::new(
             if self.wrap_each.x {
                 wrap_axis(dx, self.space.width)
@@ -121,7 +124,7 @@ impl Neighbourhood {
 }
 
 /// Eight neighbourhood entries at a time (see [`Grid::lanes`]): offsets from the centre,
-/// velocities, swarm indices as floats, and 1 in the lanes that hold an entry (0 elsewhere).
+/// velocities, swarm indices as floats, and a mask of the lanes that hold an entry.
 #[derive(Clone, Copy, Debug)]
 pub struct Lanes {
     /// Minimum-image x offsets, px.
@@ -134,27 +137,8 @@ pub struct Lanes {
     pub vy: F8,
     /// Swarm index as a float.
     pub swarm: F8,
-    /// 1 where the lane holds an entry of the neighbourhood, else 0.
+    /// Every bit set where the lane holds an entry of the neighbourhood, none elsewhere.
     pub valid: F8,
-}
-
-/// Eight array entries from `k` on (`k` may be negative before the first entry: those lanes
-/// are masked out by the caller, so they read as zero).
-#[inline(always)]
-fn load8(a: &[f32], k: isize) -> F8 {
-    if k >= 0 {
-        let k = k as usize;
-        F8::load(a, k)
-    } else {
-        let mut lanes = [0.0f32; 8];
-        for (l, lane) in lanes.iter_mut().enumerate() {
-            let i = k + l as isize;
-            if i >= 0 {
-                *lane = a[i as usize];
-            }
-        }
-        F8(lanes)
-    }
 }
 
 impl Grid {
@@ -202,7 +186,7 @@ impl Grid {
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
         }
-        let padded = n + LANES;
+        let padded = n + 2 * LANES;
         self.slot.resize(n, 0);
         self.swarm.resize(n, Swarm::Normal);
         for a in [
@@ -220,15 +204,16 @@ impl Grid {
             if c == u32::MAX {
                 continue;
             }
-            let at = self.cursor[c as usize] as usize;
+            let entry = self.cursor[c as usize] as usize;
             self.cursor[c as usize] += 1;
             let (p, v) = (snapshot.pos[slot], snapshot.vel[slot]);
-            self.slot[at] = slot as u32;
+            self.slot[entry] = slot as u32;
+            self.swarm[entry] = snapshot.swarm[slot];
+            let at = entry + LANES;
             self.x[at] = p.x;
             self.y[at] = p.y;
             self.vx[at] = v.x;
             self.vy[at] = v.y;
-            self.swarm[at] = snapshot.swarm[slot];
             // An isolated boid is of no swarm for alignment and cohesion (it attracts no one)
             // but is still kept apart from (docs/model.md §11).
             self.swarm_f[at] = if snapshot.isolated[slot] {
@@ -237,7 +222,7 @@ impl Grid {
                 snapshot.swarm[slot].index() as f32
             };
         }
-        for at in n..padded {
+        for at in (0..LANES).chain(n + LANES..padded) {
             self.x[at] = FAR;
             self.y[at] = FAR;
             self.vx[at] = 0.0;
@@ -274,13 +259,13 @@ impl Grid {
     /// Position of entry `e`, px.
     #[inline]
     pub fn pos(&self, e: usize) -> Vec2 {
-        Vec2::new(self.x[e], self.y[e])
+        Vec2::new(self.x[e + LANES], self.y[e + LANES])
     }
 
     /// Velocity of entry `e`, px/s.
     #[inline]
     pub fn vel(&self, e: usize) -> Vec2 {
-        Vec2::new(self.vx[e], self.vy[e])
+        Vec2::new(self.vx[e + LANES], self.vy[e + LANES])
     }
 
     #[inline]
@@ -379,8 +364,8 @@ impl Grid {
             let r2v = F8::splat(r2);
             let mut k = strip.lo;
             while k < strip.hi {
-                let x = F8::load(&self.x, k);
-                let y = F8::load(&self.y, k);
+                let x = F8::load(&self.x, k + LANES);
+                let y = F8::load(&self.y, k + LANES);
                 let dx = wrap((x - cx) + sx, near.wrap_each.x, self.space.width);
                 let dy = wrap((y - cy) + sy, near.wrap_each.y, self.space.height);
                 let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask();
@@ -406,45 +391,62 @@ impl Grid {
     /// velocities ([`Lanes`]). An entry goes to lane `m mod 8`, `m` its position in the
     /// neighbourhood's strips taken one after another, so every lane sees the same entries in
     /// the same order however the strips fall (sums over lanes, reduced in a fixed order, are
-    /// then the same on every machine). Entries outside the strips have `valid` 0; the boid at
-    /// `centre` (if it is an entry) is visited too, at offset exactly zero. Always inlined: the
-    /// caller runs it inside `vectorized!` with `visit` (see [`crate::sim::lanes`]).
+    /// then the same on every machine). Entries outside the strips have `valid` clear; the boid
+    /// at `centre` (if it is an entry) is visited too, at offset exactly zero. Always inlined:
+    /// the caller runs it inside `vectorized!` with `visit` (see [`crate::sim::lanes`]).
+    /// `WX` / `WY` must be the neighbourhood's `wrap_each` (the caller picks the loop for its
+    /// case, so the loop does not test it).
     #[inline(always)]
-    pub fn lanes(&self, hood: &Neighbourhood, centre: Vec2, mut visit: impl FnMut(&Lanes)) {
-        let one = F8::splat(1.0);
-        let lane_index = F8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
-        let (px, py) = (F8::splat(centre.x), F8::splat(centre.y));
-        // Where the neighbourhood spans a whole wrapped axis, wrap each difference.
-        let space = hood.space();
-        let wrap = |d: F8, on: bool, l: f32| if on { d.wrap_axis(l) } else { d };
+    pub fn lanes<const WX: bool, const WY: bool>(
+        &self,
+        hood: &Neighbourhood,
+        centre: Vec2,
+        mut visit: impl FnMut(&Lanes),
+    ) {
+        debug_assert_eq!(hood.wrap_each, BVec2::new(WX, WY));
         // Lane of the next entry.
         let mut lane = 0usize;
         for strip in &hood.strips {
-            let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
-            let (first, end) = (strip.lo as isize, strip.hi as isize);
             // Index read into lane 0, so the strip's first entry lands in `lane`.
-            let mut k = first - lane as isize;
-            while k < end {
-                // Lanes holding this strip's entries (not the previous strip's, not past its end).
-                let index = lane_index + F8::splat(k as f32);
-                let valid = index.cmp_ge(F8::splat(first as f32))
-                    & index.cmp_lt(F8::splat(end as f32))
-                    & one;
-                visit(&Lanes {
-                    dx: wrap((load8(&self.x, k) - px) + sx, hood.wrap_each.x, space.width),
-                    dy: wrap(
-                        (load8(&self.y, k) - py) + sy,
-                        hood.wrap_each.y,
-                        space.height,
-                    ),
-                    vx: load8(&self.vx, k),
-                    vy: load8(&self.vy, k),
-                    swarm: load8(&self.swarm_f, k),
-                    valid,
-                });
+            let mut k = strip.lo as isize - lane as isize;
+            while k < strip.hi as isize {
+                visit(&self.block::<WX, WY>(k, strip, centre));
                 k += LANES as isize;
             }
             lane = (lane + (strip.hi - strip.lo)) % LANES;
+        }
+    }
+
+    /// The lanes of entries `k..k + 8` of `strip` (`k` ≥ −8: the arrays are padded in front).
+    #[inline(always)]
+    fn block<const WX: bool, const WY: bool>(
+        &self,
+        k: isize,
+        strip: &Strip,
+        centre: Vec2,
+    ) -> Lanes {
+        let at = (k + LANES as isize) as usize;
+        let load = |a: &[f32]| F8::load(a, at);
+        let index = F8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]) + F8::splat(k as f32);
+        let dx = (load(&self.x) - F8::splat(centre.x)) + F8::splat(strip.sx);
+        let dy = (load(&self.y) - F8::splat(centre.y)) + F8::splat(strip.sy);
+        Lanes {
+            dx: if WX {
+                dx.wrap_axis(self.space.width)
+            } else {
+                dx
+            },
+            dy: if WY {
+                dy.wrap_axis(self.space.height)
+            } else {
+                dy
+            },
+            vx: load(&self.vx),
+            vy: load(&self.vy),
+            swarm: load(&self.swarm_f),
+            // Lanes holding this strip's entries (not the previous strip's, not past its end).
+            valid: index.cmp_ge(F8::splat(strip.lo as f32))
+                & index.cmp_lt(F8::splat(strip.hi as f32)),
         }
     }
 
