@@ -116,6 +116,18 @@ impl F8 {
         }))
     }
 
+    /// `a` in the lanes where `mask` is set, `b` elsewhere.
+    #[inline(always)]
+    pub fn select(mask: F8, a: F8, b: F8) -> F8 {
+        F8(std::array::from_fn(|i| {
+            if mask.0[i].to_bits() != 0 {
+                a.0[i]
+            } else {
+                b.0[i]
+            }
+        }))
+    }
+
     /// Square root of each lane.
     #[inline(always)]
     pub fn sqrt(self) -> F8 {
@@ -367,6 +379,7 @@ mod tests {
         assert_eq!(a.max(b).0, [2.0, 2.0, 3.5, 2.0, 2.0, 8.0, 2.0, 1e30]);
         assert!(b.max(a).0[6].is_nan());
         assert_eq!(F8::splat(9.0).sqrt().0, [3.0; 8]);
+        assert_eq!(F8::select(m, a, b).0[..3], [1.0, -2.0, 2.0]);
         let d = F8([-60.0, -50.0, -49.0, 0.0, 49.0, 50.0, 51.0, 99.0]);
         assert_eq!(
             d.wrap_axis(100.0).0,
