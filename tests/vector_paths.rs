@@ -145,3 +145,34 @@ fn a_path_the_cpu_lacks_or_a_misspelt_one_is_one_line() {
         assert!(err.contains(needle) && err.contains(ENV), "{err}");
     }
 }
+
+#[test]
+fn bench_into_a_closed_pipe_still_writes_its_json() {
+    // `bench … | head`: the reader goes away before the report is printed.
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("bench.json");
+    let mut child = Command::new(bin())
+        .args([
+            "bench",
+            "--sizes",
+            "300",
+            "--backends",
+            "grid",
+            "--steps",
+            "2",
+        ])
+        .args(["--warmup", "1", "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closing the read end at once: the process is still starting, so every line it prints
+    // meets a closed pipe.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["results"][0]["boids"], 300);
+}

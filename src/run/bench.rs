@@ -13,6 +13,15 @@ use serde::Serialize;
 
 use super::Simulation;
 use super::machine::Machine;
+
+/// Prints a line of the report. A closed standard output (`bench … | head`) is not an error:
+/// the benchmark goes on, so `--json` is still written.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
 use crate::sim::schedule::SimSystems;
@@ -278,8 +287,8 @@ fn density(sim: &Simulation, config: &SimConfig) -> (f64, f64) {
 /// Runs every size × backend and prints the table (and ratios) as it goes.
 pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("machine: {}", Machine::this().line());
-    println!(
+    say!("machine: {}", Machine::this().line());
+    say!(
         "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} threads ({} cores)",
         opts.workload,
         opts.steps,
@@ -287,7 +296,7 @@ pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
         opts.threads.unwrap_or(cores),
         cores,
     );
-    println!(
+    say!(
         "{:>8} {:>7} {:>9} {:>9} {:>8} {:>9} | ns per boid-step: {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>7}",
         "boids",
         "backend",
@@ -310,15 +319,16 @@ pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
         let mut here: Vec<BenchResult> = Vec::new();
         for &backend in &opts.backends {
             if backend == IndexKind::Brute && n > opts.brute_max {
-                println!(
+                say!(
                     "{n:>8} {:>7} skipped (n > --brute-max {})",
-                    "brute", opts.brute_max
+                    "brute",
+                    opts.brute_max
                 );
                 continue;
             }
             let r = measure(n, backend, opts);
             let ph: Vec<f64> = r.phase_ns_per_boid.iter().map(|(_, v)| *v).collect();
-            println!(
+            say!(
                 "{:>8} {:>7} {:>9.3} {:>4.1}-{:<4.1} {:>8.1} {:>9.2} | {:>24.0} {:>6.0} {:>6.0} {:>6.0} {:>6.0} {:>6.0} | {:>6.1} {:>6.1} {:>7.0}",
                 r.boids,
                 format!("{:?}", r.backend).to_lowercase(),
@@ -357,7 +367,7 @@ pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
                 })
                 .collect();
             if !ratios.is_empty() {
-                println!(
+                say!(
                     "{n:>8} speed-up vs {}: {}",
                     format!("{base:?}").to_lowercase(),
                     ratios.join(", ")
