@@ -245,9 +245,17 @@ pub fn boid(
     velocity: Vec2,
     health: Health,
     breeding: Breeding,
-) -> impl Bundle {
+) -> (
+    Boid,
+    AgentId,
+    Swarm,
+    Position,
+    Velocity,
+    Health,
+    Breeding,
+    Steering,
+) {
     (
-        Name::new(format!("{} #{}", swarm.label(), id.0)),
         Boid,
         id,
         swarm,
@@ -366,33 +374,33 @@ fn begin_run(world: &mut World) {
     world.trigger(RunStarted { seed: config.seed });
 
     let recruits = recruit_population(&config, &mut world.resource_mut::<SimRng>().0);
-    let bundles: Vec<_> = {
+    // Ids in recruit order, as `IdCounter::take` hands them out.
+    let first = {
         let mut ids = world.resource_mut::<IdCounter>();
-        recruits
-            .into_iter()
-            .map(|r| {
-                let disease = if r.infected {
-                    Disease::Infected { since: 0.0 }
-                } else {
-                    Disease::Susceptible
-                };
-                boid(
-                    ids.take(),
-                    r.swarm,
-                    r.position,
-                    r.velocity,
-                    Health { disease, age: 0.0 },
-                    Breeding {
-                        sex: r.sex,
-                        ready_at: 0.0,
-                    },
-                )
-            })
-            .collect()
+        let first = ids.0;
+        ids.0 += recruits.len() as u64;
+        first
     };
-    for bundle in bundles {
-        world.spawn(bundle);
-    }
+    // One batch: the table is sized once for the whole population (spawning one at a time
+    // doubles it, leaving up to half unused), and no copy of the bundles is kept meanwhile.
+    world.spawn_batch(recruits.into_iter().enumerate().map(move |(k, r)| {
+        let disease = if r.infected {
+            Disease::Infected { since: 0.0 }
+        } else {
+            Disease::Susceptible
+        };
+        boid(
+            AgentId(first + k as u64),
+            r.swarm,
+            r.position,
+            r.velocity,
+            Health { disease, age: 0.0 },
+            Breeding {
+                sex: r.sex,
+                ready_at: 0.0,
+            },
+        )
+    }));
 }
 
 #[cfg(test)]

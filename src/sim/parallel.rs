@@ -72,7 +72,7 @@ fn pools(cores: usize) -> TaskPoolPlugin {
 }
 
 /// Below this many items the work runs on the calling thread.
-const MIN_PARALLEL: usize = 256;
+pub const MIN_PARALLEL: usize = 256;
 
 /// Queries with fewer entities than this are iterated inline by [`for_each_item!`]: for a few
 /// hundred boids, waking the pool costs more than the work.
@@ -116,24 +116,45 @@ pub fn map_chunks<T: Send + 'static>(
 
 /// Fills `out[i] = f(i)` in parallel.
 pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+    fill_runs(out, 1, |first, part| {
+        for (k, slot) in part.iter_mut().enumerate() {
+            *slot = f(first + k);
+        }
+    });
+}
+
+/// Calls `f(first, part)` on consecutive parts of `out` in parallel, `first` being the index
+/// of the part's first item; every part but the last is a whole number of `run` items (so a
+/// caller that works `run` items at a time never straddles two parts).
+pub fn fill_runs<T: Send>(out: &mut [T], run: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let n = out.len();
     if n < MIN_PARALLEL || serial() {
-        for (i, slot) in out.iter_mut().enumerate() {
-            *slot = f(i);
-        }
+        f(0, out);
         return;
     }
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let chunks = ((pool.thread_num() + 1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
-    let size = n.div_ceil(chunks);
+    let size = n.div_ceil(chunks).next_multiple_of(run.max(1));
+    for_each_part(
+        out.chunks_mut(size)
+            .enumerate()
+            .map(|(c, part)| (c * size, part))
+            .collect(),
+        |(first, part)| f(first, part),
+    );
+}
+
+/// Runs `f` on every part, in parallel unless there is only one.
+pub fn for_each_part<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
+    if parts.len() <= 1 || serial() {
+        parts.into_iter().for_each(f);
+        return;
+    }
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let f = &f;
     pool.scope(|s| {
-        for (c, part) in out.chunks_mut(size).enumerate() {
-            s.spawn(async move {
-                for (k, slot) in part.iter_mut().enumerate() {
-                    *slot = f(c * size + k);
-                }
-            });
+        for p in parts {
+            s.spawn(async move { f(p) });
         }
     });
 }
@@ -150,6 +171,15 @@ mod tests {
             let mut out = vec![0usize; n];
             fill(&mut out, |i| i + 1);
             assert_eq!(out, (1..=n).collect::<Vec<_>>());
+            // Runs of 8 never straddle two parts: each part starts on a multiple of 8.
+            let mut out = vec![0usize; n];
+            fill_runs(&mut out, 8, |first, part| {
+                assert_eq!(first % 8, 0);
+                for (k, x) in part.iter_mut().enumerate() {
+                    *x = first + k;
+                }
+            });
+            assert_eq!(out, (0..n).collect::<Vec<_>>());
         }
     }
 }

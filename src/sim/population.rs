@@ -312,7 +312,7 @@ fn promote_to_doctors(
     config: Res<SimConfig>,
     clock: Res<SimClock>,
     time: Res<Time>,
-    mut boids: Query<(&AgentId, &Health, &mut Swarm, &mut Name)>,
+    mut boids: Query<(&AgentId, &Health, &mut Swarm)>,
     mut tally: ResMut<Tally>,
     mut promoted: EventWriter<Promoted>,
 ) {
@@ -322,13 +322,12 @@ fn promote_to_doctors(
     }
     let end = clock.time + time.delta_secs_f64();
     let mut done: Vec<AgentId> = Vec::new();
-    for (id, health, mut swarm, mut name) in &mut boids {
+    for (id, health, mut swarm) in &mut boids {
         if *swarm == Swarm::Normal
             && is_due(config.population.t_adult, health.age, time.delta_secs_f64())
             && draw_unit(config.seed, clock.step, id.0, 0, Purpose::PROMOTE) < p_step
         {
             *swarm = Swarm::Doctor;
-            *name = Name::new(format!("{} #{}", Swarm::Doctor.label(), id.0));
             done.push(*id);
         }
     }

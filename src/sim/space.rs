@@ -160,10 +160,21 @@ fn wrap_axis_far(d: f32, l: f32) -> f32 {
     r
 }
 
-/// Wraps a coordinate into `[0, L)`.
+/// Wraps a coordinate into `[0, L)`. A coordinate at most one world length outside (every
+/// boid after a step) takes one add or subtract — the value `rem_euclid` gives there, exactly
+/// (`x − L` is exact for `L ≤ x < 2L`; `x % L` is `x` for `|x| < L`) — without the call to
+/// libm's `fmodf` that `%` is.
 #[inline]
 pub fn wrap_coord(x: f32, l: f32) -> f32 {
-    let r = x.rem_euclid(l);
+    let r = if (0.0..l).contains(&x) {
+        x
+    } else if x >= l && x < 2.0 * l {
+        x - l
+    } else if x < 0.0 && x > -l {
+        x + l
+    } else {
+        x.rem_euclid(l)
+    };
     // rem_euclid of a tiny negative number rounds up to exactly L.
     if r >= l { 0.0 } else { r }
 }
@@ -183,6 +194,7 @@ fn bounce_axis(x: f32, v: f32, l: f32) -> (f32, f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
 
     #[test]
     fn wrap_axis_maps_into_half_open_interval() {
@@ -216,6 +228,40 @@ mod tests {
         assert_eq!(wrap_coord(1920.0, 1920.0), 0.0);
         assert_eq!(wrap_coord(-10.0, 1920.0), 1910.0);
         assert_eq!(wrap_coord(1930.0, 1920.0), 10.0);
+    }
+
+    #[test]
+    fn wrap_coord_is_rem_euclid_bit_for_bit() {
+        // The one-add shortcut against the general formula, on and around every boundary.
+        let general = |x: f32, l: f32| {
+            let r = x.rem_euclid(l);
+            if r >= l { 0.0 } else { r }
+        };
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        for l in [1.0f32, 100.0, 1440.0, 1920.0, 13_500.0] {
+            let mut xs = vec![
+                0.0f32,
+                -0.0,
+                l,
+                -l,
+                2.0 * l,
+                -2.0 * l,
+                3.7 * l,
+                -5.2 * l,
+                1e-30,
+            ];
+            for edge in [0.0f32, l, -l, 2.0 * l] {
+                xs.extend([edge.next_down(), edge.next_up(), edge - 1e-3, edge + 1e-3]);
+            }
+            xs.extend((0..2000).map(|_| (rng.random::<f32>() * 4.0 - 2.0) * l));
+            for x in xs {
+                assert_eq!(
+                    wrap_coord(x, l).to_bits(),
+                    general(x, l).to_bits(),
+                    "x={x} l={l}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -28,6 +28,23 @@ pub fn step_probability(p_per_s: f64, dt: f64) -> f64 {
     }
 }
 
+/// How far above a bound a draw must be for [`falls_below`] to answer without the power: far
+/// more than the rounding of `1 − (1 − p)^dt` (a few 1e-16), far less than any probability
+/// that matters.
+const BOUND_MARGIN: f64 = 1e-12;
+
+/// Whether draw `u` falls below `step_probability(p_per_s, dt)`, given `bound`, the step
+/// probability of a rate `p_max` at least `p_per_s`. The step probability grows with the rate,
+/// so a draw above the bound (nearly every draw, for small rates) is above it too: the answer
+/// is then given without working out the power, and is always the one the power gives.
+#[inline]
+pub fn falls_below(u: f64, p_per_s: f64, p_max: f64, bound: f64, dt: f64) -> bool {
+    if p_per_s <= p_max && u >= bound + BOUND_MARGIN {
+        return false;
+    }
+    u < step_probability(p_per_s, dt)
+}
+
 /// What happens to one boid this step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Transition {
@@ -140,12 +157,17 @@ impl EpidemicStep<'_> {
             return false;
         }
         let swarm = s.swarm[j];
-        let p_step = if s.disease[i].is_susceptible() {
-            p_plain[swarm.index()]
-        } else {
-            step_probability(self.susceptibility(i, self.params.p_infect(swarm)), self.dt)
-        };
-        p_step > 0.0 && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT) < p_step
+        let plain = p_plain[swarm.index()];
+        if plain <= 0.0 {
+            return false;
+        }
+        let u = draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT);
+        if s.disease[i].is_susceptible() {
+            return u < plain;
+        }
+        // Immunity lowers the rate: the power only for the rare draw below the plain one.
+        let p = self.params.p_infect(swarm);
+        falls_below(u, self.susceptibility(i, p), p, plain, self.dt)
     }
 
     /// Whether doctor `j` cures infected `i` this step (`p_step`: the doctor's cure
@@ -254,12 +276,15 @@ impl EpidemicStep<'_> {
         )
     }
 
-    /// What happens to slot `i` this step, given who (if anyone) infects or cures it.
+    /// What happens to slot `i` this step, given who (if anyone) infects or cures it, and
+    /// `p_spontaneous`, the step probability of `p_spontaneous_infect` for a boid with no
+    /// immunity ([`step_probability`], worked out once per step).
     pub fn transition(
         &self,
         i: usize,
         infector: Option<usize>,
         curer: Option<usize>,
+        p_spontaneous: f64,
     ) -> Option<Transition> {
         let s = self.snapshot;
         let id = s.id[i];
@@ -288,8 +313,9 @@ impl EpidemicStep<'_> {
                 }
                 let p_spont = self.params.p_spontaneous_infect;
                 if p_spont > 0.0 {
-                    let p_step = step_probability(self.susceptibility(i, p_spont), self.dt);
-                    if draw_unit(self.seed, self.step, id, 0, Purpose::SPONTANEOUS) < p_step {
+                    let u = draw_unit(self.seed, self.step, id, 0, Purpose::SPONTANEOUS);
+                    let p = self.susceptibility(i, p_spont);
+                    if falls_below(u, p, p_spont, p_spontaneous, self.dt) {
                         return Some(Transition::Infect { source: None });
                     }
                 }
@@ -305,8 +331,12 @@ impl EpidemicStep<'_> {
         let n = self.snapshot.len();
         let infector = lowest_partner(n, self.contact_pairs());
         let curer = lowest_partner(n, self.cure_pairs());
+        let p_spontaneous = step_probability(self.params.p_spontaneous_infect, self.dt);
         (0..n)
-            .filter_map(|i| self.transition(i, infector[i], curer[i]).map(|t| (i, t)))
+            .filter_map(|i| {
+                self.transition(i, infector[i], curer[i], p_spontaneous)
+                    .map(|t| (i, t))
+            })
             .collect()
     }
 }

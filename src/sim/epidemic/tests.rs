@@ -21,6 +21,34 @@ fn step_probability_compounds_to_the_per_second_rate() {
     assert_eq!(step_probability(0.5, 0.0), 0.0);
 }
 
+#[test]
+fn a_draw_is_below_a_lowered_rate_exactly_when_the_power_says_so() {
+    // Every answer of the shortcut equals the one from always working out the power, for
+    // draws on and around each step probability and around the bound.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    for p_max in [1e-9, 0.002, 0.3, 0.5, 0.999, 1.0] {
+        for dt in [1.0 / 60.0, 0.05, 1.0] {
+            let bound = step_probability(p_max, dt);
+            for immunity in [0.0, 1e-12, 0.25, 0.5, 0.999_999, 1.0] {
+                let p = p_max * (1.0 - immunity);
+                let exact = step_probability(p, dt);
+                let mut draws = vec![0.0, exact, bound, rng.random::<f64>()];
+                for x in [exact, bound] {
+                    draws.extend([x.next_down(), x.next_up(), x * (1.0 - 1e-15), x * 1.01]);
+                }
+                for u in draws.into_iter().filter(|u| (0.0..1.0).contains(u)) {
+                    assert_eq!(
+                        falls_below(u, p, p_max, bound, dt),
+                        u < exact,
+                        "u={u} p={p} p_max={p_max} dt={dt}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 pub(crate) fn world(boids: &[(Vec2, Swarm, Disease)]) -> AllBackends {
     let rows = boids
         .iter()

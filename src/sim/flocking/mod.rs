@@ -25,7 +25,7 @@ use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, SteeringModel};
 use crate::sim::lanes::{F8, vectorized};
 use crate::sim::neighbours::{IndexRef, Neighbours, Snapshot};
-use crate::sim::parallel::map_chunks;
+use crate::sim::parallel::fill_runs;
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::schedule::SteerSystems;
 use crate::sim::swarm::Swarm;
@@ -117,13 +117,12 @@ pub fn flocking_forces(
             .map(|(i, (s, noise))| (force(i, s), *noise))
             .collect();
     }
-    // Model B eight boids at a time (bit for bit the same forces).
-    let groups = sums.len().div_ceil(8);
-    let mut out = map_chunks(groups, |range| {
+    // Model B eight boids at a time (bit for bit the same forces), straight into the result.
+    let mut out = vec![(Vec2::ZERO, Vec2::ZERO); sums.len()];
+    fill_runs(&mut out, 8, |first, part| {
         vectorized!({
-            let mut out = Vec::with_capacity(range.len() * 8);
-            for g in range {
-                let slot = |k: usize| (g * 8 + k).min(sums.len() - 1);
+            for (g, run) in part.chunks_mut(8).enumerate() {
+                let slot = |k: usize| (first + g * 8 + k).min(sums.len() - 1);
                 let lanes: [FlockSums; 8] = std::array::from_fn(|k| sums[slot(k)].0);
                 let f = shiffman8(
                     &lanes,
@@ -131,12 +130,12 @@ pub fn flocking_forces(
                     std::array::from_fn(|k| config.swarms.get(snapshot.swarm[slot(k)])),
                     F8(std::array::from_fn(|k| gain.of(slot(k)))),
                 );
-                out.extend((0..8).map(|k| (f.lane(k), sums[slot(k)].1)));
+                for (k, o) in run.iter_mut().enumerate() {
+                    *o = (f.lane(k), sums[slot(k)].1);
+                }
             }
-            out
         })
     });
-    out.truncate(sums.len());
     out
 }
 

@@ -63,8 +63,6 @@ pub struct IndexState {
     pub kind: IndexKind,
     /// The grid backend's arrays (empty unless `kind` is `Grid`).
     pub grid: Grid,
-    /// Scratch rows for the snapshot capture.
-    rows: Vec<Row>,
 }
 
 /// A borrowed, ready-to-query neighbour index over a snapshot.
@@ -185,30 +183,28 @@ fn capture_snapshot(
     boids: Query<(Entity, &AgentId, &Position, &Velocity, &Swarm, &Health), With<Boid>>,
     isolated: Query<Entity, (With<Boid>, With<Isolated>)>,
     mut snapshot: ResMut<Snapshot>,
-    mut state: ResMut<IndexState>,
 ) {
     let space = config.space();
-    let mut rows = std::mem::take(&mut state.rows);
-    rows.clear();
-    rows.extend(boids.iter().map(|(entity, id, p, v, swarm, health)| Row {
-        entity,
-        id: id.0,
-        // Positions are inside the world after integration; this also covers hand edits in
-        // the inspector, so every backend can rely on it.
-        pos: if space.contains(p.0) {
-            p.0
-        } else {
-            space.confine(p.0, Vec2::ZERO).0
-        },
-        vel: v.0,
-        swarm: *swarm,
-        disease: health.disease,
-    }));
-    snapshot.fill(space, &mut rows);
+    snapshot.refill(
+        space,
+        boids.iter().map(|(entity, id, p, v, swarm, health)| Row {
+            entity,
+            id: id.0,
+            // Positions are inside the world after integration; this also covers hand edits
+            // in the inspector, so every backend can rely on it.
+            pos: if space.contains(p.0) {
+                p.0
+            } else {
+                space.confine(p.0, Vec2::ZERO).0
+            },
+            vel: v.0,
+            swarm: *swarm,
+            disease: health.disease,
+        }),
+    );
     for entity in &isolated {
         snapshot.isolate(entity);
     }
-    state.rows = rows;
 }
 
 /// Rebuilds the configured backend from the snapshot (our own system, not bevy_spatial's

@@ -61,11 +61,13 @@ impl Snapshot {
 
     /// Refills the snapshot from `rows`, reusing its buffers.
     pub fn fill(&mut self, space: Space, rows: &mut [Row]) {
-        // Queries usually yield rows in id order already; after a despawn they are out of
-        // order, and ids are dense enough to place by a counting pass.
-        if !rows.is_sorted_by_key(|r| r.id) {
-            order_by_id(rows);
-        }
+        self.refill(space, rows.iter().copied());
+    }
+
+    /// Refills the snapshot from `rows` in any order, reusing its buffers: each row goes
+    /// straight into the arrays (no copy of the rows is kept), which are then put in id order.
+    pub fn refill(&mut self, space: Space, rows: impl ExactSizeIterator<Item = Row>) {
+        let n = rows.len();
         self.space = space;
         self.entity.clear();
         self.id.clear();
@@ -73,17 +75,36 @@ impl Snapshot {
         self.vel.clear();
         self.swarm.clear();
         self.disease.clear();
-        self.isolated.clear();
-        self.isolated.resize(rows.len(), false);
-        self.slot_by_entity.clear();
-        for (slot, r) in rows.iter().enumerate() {
+        self.entity.reserve_exact(n);
+        self.id.reserve_exact(n);
+        self.pos.reserve_exact(n);
+        self.vel.reserve_exact(n);
+        self.swarm.reserve_exact(n);
+        self.disease.reserve_exact(n);
+        for r in rows {
             self.entity.push(r.entity);
             self.id.push(r.id);
             self.pos.push(r.pos);
             self.vel.push(r.vel);
             self.swarm.push(r.swarm);
             self.disease.push(r.disease);
-            let e = r.entity.index() as usize;
+        }
+        // Queries usually yield rows in id order already; after a despawn they are out of
+        // order.
+        if !self.id.is_sorted() {
+            let order = order_by_id(&self.id);
+            gather(&mut self.entity, &order);
+            gather(&mut self.id, &order);
+            gather(&mut self.pos, &order);
+            gather(&mut self.vel, &order);
+            gather(&mut self.swarm, &order);
+            gather(&mut self.disease, &order);
+        }
+        self.isolated.clear();
+        self.isolated.resize(self.id.len(), false);
+        self.slot_by_entity.clear();
+        for (slot, e) in self.entity.iter().enumerate() {
+            let e = e.index() as usize;
             if self.slot_by_entity.len() <= e {
                 self.slot_by_entity.resize(e + 1, 0);
             }
@@ -133,30 +154,27 @@ impl Snapshot {
     }
 }
 
-/// Puts rows in ascending id order: by a counting pass over the ids when they are dense (a run
-/// spawns ids from 0 and few die), by sorting otherwise.
-fn order_by_id(rows: &mut [Row]) {
-    let max = rows.iter().map(|r| r.id).max().unwrap_or(0);
-    if max as usize > 4 * rows.len() + 1024 {
-        rows.sort_unstable_by_key(|r| r.id);
-        return;
+/// `a[order[0]], a[order[1]], …` in place of `a`.
+fn gather<T: Copy>(a: &mut Vec<T>, order: &[u32]) {
+    *a = order.iter().map(|&k| a[k as usize]).collect();
+}
+
+/// The positions of `ids` in ascending id order (ids are distinct): by a counting pass over
+/// the ids when they are dense (a run spawns ids from 0 and few die), by sorting otherwise.
+fn order_by_id(ids: &[u64]) -> Vec<u32> {
+    let max = ids.iter().copied().max().unwrap_or(0);
+    if max as usize > 4 * ids.len() + 1024 {
+        let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+        order.sort_unstable_by_key(|&k| ids[k as usize]);
+        return order;
     }
-    // Rank of each id among those present, then each row to its rank.
-    let mut rank = vec![u32::MAX; max as usize + 1];
-    for r in rows.iter() {
-        rank[r.id as usize] = 0;
+    // Where each id is, then the ids present in ascending order.
+    let mut at = vec![u32::MAX; max as usize + 1];
+    for (k, &id) in ids.iter().enumerate() {
+        at[id as usize] = k as u32;
     }
-    for (next, slot) in rank.iter_mut().filter(|s| **s == 0).enumerate() {
-        *slot = next as u32;
-    }
-    let sorted: Vec<Row> = {
-        let mut out = rows.to_vec();
-        for r in rows.iter() {
-            out[rank[r.id as usize] as usize] = *r;
-        }
-        out
-    };
-    rows.copy_from_slice(&sorted);
+    at.retain(|&k| k != u32::MAX);
+    at
 }
 
 #[cfg(test)]
@@ -210,10 +228,14 @@ pub(crate) mod tests {
         };
         for ids in [vec![5u64, 0, 3, 9, 1], vec![1_000_000, 2, 70_000, 1]] {
             let mut rows: Vec<Row> = ids.iter().map(|&i| row(i)).collect();
-            order_by_id(&mut rows);
+            let mut s = Snapshot::default();
+            s.fill(Space::torus(10.0, 10.0), &mut rows);
             let mut want = ids.clone();
             want.sort_unstable();
-            assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), want);
+            assert_eq!(s.id, want);
+            // Every array moved with its id.
+            let entities: Vec<u64> = s.entity.iter().map(|e| e.index() as u64).collect();
+            assert_eq!(entities, want);
         }
     }
 

@@ -2,7 +2,8 @@
 //! `Reflect`; an edit takes effect on the next step) with its neighbour counts and its place in the
 //! transmission record (who infected it and whom it infected, as links that select those boids; its
 //! generation; how the infection ended), and a browser of every entity and resource. Needs `&mut
-//! World`, so it is an exclusive system.
+//! World`, so it is an exclusive system. Boids get their names (swarm and id) here, in the
+//! window only.
 
 use bevy::ecs::component::Mutable;
 use bevy::prelude::*;
@@ -21,6 +22,20 @@ use crate::view::camera::CameraView;
 use crate::view::control::RunControl;
 use crate::view::select::Selected;
 use crate::view::transmissions::entity_of;
+
+/// Names each boid after its swarm and id ("Normal #12") for the inspector's heading and the
+/// entity browser, when it appears or changes swarm. Only the window names boids: a headless run
+/// keeps no string per boid (a city has 1.4 million).
+pub(super) fn name_boids(
+    mut commands: Commands,
+    boids: Query<(Entity, &Swarm, &AgentId), (With<Boid>, Changed<Swarm>)>,
+) {
+    for (entity, swarm, id) in &boids {
+        commands
+            .entity(entity)
+            .insert(Name::new(format!("{} #{}", swarm.label(), id.0)));
+    }
+}
 
 /// The right panel: inspector of the selected boid and the world browser (needs `&mut World`).
 pub(super) fn inspector_panel(world: &mut World) {

@@ -32,17 +32,19 @@ const LEFT_WIDTH: f32 = 340.0;
 const RIGHT_WIDTH: f32 = 310.0;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<FilesState>().add_systems(
-        EguiPrimaryContextPass,
-        (
-            left_panel,
-            inspector::inspector_panel,
-            help::help_window,
-            record_free_area,
-            release_widget_focus,
-        )
-            .chain(),
-    );
+    app.init_resource::<FilesState>()
+        .add_systems(Update, inspector::name_boids)
+        .add_systems(
+            EguiPrimaryContextPass,
+            (
+                left_panel,
+                inspector::inspector_panel,
+                help::help_window,
+                record_free_area,
+                release_widget_focus,
+            )
+                .chain(),
+        );
 }
 
 /// egui colour of a bevy colour.

@@ -15,9 +15,10 @@ mod tests;
 use self::span::{Span, disc_span, span};
 use super::Snapshot;
 use crate::sim::lanes::{F8, vectorized};
-use crate::sim::parallel::map_chunks;
+use crate::sim::parallel::{MIN_PARALLEL, for_each_part, serial};
 use crate::sim::space::{Space, wrap_axis};
 use crate::sim::swarm::Swarm;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 /// Most cells per boid the grid allocates; sparser worlds get bigger cells.
 const MAX_CELLS_PER_BOID: usize = 4;
@@ -268,10 +269,14 @@ impl Grid {
         Vec2::new(self.vx[e + LANES], self.vy[e + LANES])
     }
 
+    /// The cell of a point: `floor(p / cell)`, clamped to the grid. For the non-negative
+    /// quotients that count, `as usize` truncates, which is `floor` without a call to libm's
+    /// `floorf` (the x86-64 baseline has no rounding instruction); negative and NaN quotients
+    /// go to 0 either way.
     #[inline]
     fn cell_xy(&self, p: Vec2) -> (usize, usize) {
-        let cx = ((p.x / self.cell_w).floor().max(0.0) as usize).min(self.cols - 1);
-        let cy = ((p.y / self.cell_h).floor().max(0.0) as usize).min(self.rows - 1);
+        let cx = ((p.x / self.cell_w).max(0.0) as usize).min(self.cols - 1);
+        let cy = ((p.y / self.cell_h).max(0.0) as usize).min(self.rows - 1);
         (cx, cy)
     }
 
@@ -465,30 +470,86 @@ impl Grid {
     /// results indexed by snapshot slot. A cell's neighbourhood (its strips within `reach`) is
     /// worked out once and shared by all the cell's boids (each boid is in its own
     /// neighbourhood), so the caller's inner loop is a straight pass over contiguous arrays.
+    /// The results are written in place (each chunk of cells fills its own run of entries) and
+    /// then put in slot order in place: one array of results, never two.
     pub fn map_by_cell<T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,
         f: impl Fn(usize, &Neighbourhood) -> T + Sync,
     ) -> Vec<T> {
         let cells = self.cols * self.rows;
-        let mut by_entry: Vec<T> = map_chunks(cells, |chunk| {
-            let mut out = Vec::new();
+        let mut out = vec![T::default(); self.slot.len()];
+        // Chunks of whole cells: their entries are contiguous runs of `out`.
+        let bounds = chunk_bounds(cells, self.slot.len());
+        let mut parts = Vec::with_capacity(bounds.len());
+        let mut rest = out.as_mut_slice();
+        for w in bounds.windows(2) {
+            let (lo, hi) = (self.start[w[0]] as usize, self.start[w[1]] as usize);
+            let (part, tail) = rest.split_at_mut(hi - lo);
+            parts.push((w[0]..w[1], part));
+            rest = tail;
+        }
+        let f = &f;
+        for_each_part(parts, |(chunk, part)| {
             let mut near = Neighbourhood::default();
+            let base = self.start[chunk.start] as usize;
             for c in chunk {
                 let own = self.start[c] as usize..self.start[c + 1] as usize;
                 if own.is_empty() {
                     continue;
                 }
                 self.neighbourhood(c % self.cols, c / self.cols, reach, &mut near);
-                out.extend(own.map(|e| f(e, &near)));
+                for e in own {
+                    part[e - base] = f(e, &near);
+                }
             }
-            out
         });
-        // Entries are in cell order: scatter them to slot order.
-        let mut by_slot = vec![T::default(); self.slot.len()];
-        for (e, v) in by_entry.drain(..).enumerate() {
-            by_slot[self.slot[e] as usize] = v;
+        // Entries are in cell order: to slot order.
+        permute_in_place(&mut out, |e| self.slot[e] as usize);
+        out
+    }
+}
+
+/// Cell boundaries `0 = b_0 < … < b_k = cells` of the chunks [`Grid::map_by_cell`] works in:
+/// one chunk when serial, otherwise about four per thread.
+fn chunk_bounds(cells: usize, entries: usize) -> Vec<usize> {
+    let chunks = if entries < MIN_PARALLEL || serial() {
+        1
+    } else {
+        let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1;
+        (threads * 4).min(cells.max(1))
+    };
+    let size = cells.div_ceil(chunks.max(1)).max(1);
+    let mut b: Vec<usize> = (0..cells).step_by(size).collect();
+    b.push(cells);
+    if b.len() == 1 {
+        b.insert(0, 0);
+    }
+    b
+}
+
+/// Moves `v[e]` to `v[to(e)]` for every `e`, in place, where `to` is a permutation of the
+/// indices: each cycle of the permutation is followed once, with one bit per index to mark
+/// the places already filled.
+fn permute_in_place<T>(v: &mut [T], to: impl Fn(usize) -> usize) {
+    let mut done = vec![0u64; v.len().div_ceil(64)];
+    let mark = |done: &mut [u64], i: usize| done[i / 64] |= 1 << (i % 64);
+    let is_done = |done: &[u64], i: usize| done[i / 64] & (1 << (i % 64)) != 0;
+    for start in 0..v.len() {
+        if is_done(&done, start) {
+            continue;
         }
-        by_slot
+        // Carry the value at `start` along its cycle, swapping it into each destination; the
+        // value it displaces is the one whose destination comes next.
+        let mut at = start;
+        loop {
+            let dest = to(at);
+            mark(&mut done, dest);
+            if dest == start {
+                break;
+            }
+            v.swap(start, dest);
+            at = dest;
+        }
     }
 }
