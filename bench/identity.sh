@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
-#! Byte-identity of fixed-seed outputs between two builds: runs the same 16 scenarios with a
-#! binary into a folder. Run it with the old binary and the new one, then `diff -r` the folders
-#! (timing-free files only: metrics, transmissions, R_t, agents, interventions, summary, config).
+#! Byte-identity of fixed-seed outputs between two builds: runs the same 18 scenarios with a
+#! binary, each into its own subfolder DIR/<scenario>/ (metrics, transmissions, R_t, summary and
+#! config files; agents.csv for sir, interventions.csv for isolate; pictures are deleted). Run it
+#! with the old binary and the new one, then compare: diff -r OLD_DIR NEW_DIR && echo identical
 #!
 #!   bench/identity.sh BINARY OUT_DIR            # e.g. target/release/pandemic-boids /tmp/id-new
 #!   PANDEMIC_BOIDS_SIMD=baseline bench/identity.sh BINARY OUT_DIR   # another vector path
 #!   THREADS=1 bench/identity.sh BINARY OUT_DIR                        # another thread count
+#!
+#! Paths are taken from where you are. OUT_DIR must be new or empty (old files would stay and
+#! show up in the diff). About 30 s per binary on 2 cores.
 set -euo pipefail
 if [ $# -ne 2 ]; then
   echo "usage: bench/identity.sh BINARY OUT_DIR" >&2
   exit 2
 fi
-bin=$1
-out=$2
+bin=$(realpath -m -- "$1")
+out=$(realpath -m -- "$2")
+if [ ! -x "$bin" ] || [ -d "$bin" ]; then
+  echo "bench/identity.sh: $1 is not an executable file; build one with: cargo build --release" >&2
+  exit 2
+fi
+if [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+  echo "bench/identity.sh: $2 is not empty; give a new folder (old files would stay in the comparison)" >&2
+  exit 2
+fi
+if ! mkdir -p "$out" 2>/dev/null || [ ! -w "$out" ]; then
+  echo "bench/identity.sh: cannot write to $2; give a folder you can create" >&2
+  exit 2
+fi
 cd "$(dirname "$0")/.."
+echo "$bin, vector path ${PANDEMIC_BOIDS_SIMD:-widest the CPU has}, threads ${THREADS:-all cores} -> $out"
 threads=()
 if [ -n "${THREADS:-}" ]; then threads=(--threads "$THREADS"); fi
-mkdir -p "$out"
 run() {
   local name=$1
   shift
