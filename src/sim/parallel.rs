@@ -72,7 +72,7 @@ fn pools(cores: usize) -> TaskPoolPlugin {
 }
 
 /// Below this many items the work runs on the calling thread.
-pub const MIN_PARALLEL: usize = 256;
+const MIN_PARALLEL: usize = 256;
 
 /// Queries with fewer entities than this are iterated inline by [`for_each_item!`]: for a few
 /// hundred boids, waking the pool costs more than the work.
@@ -92,17 +92,28 @@ macro_rules! for_each_item {
     };
 }
 
+/// How many parts work on `n` items is split into: one (on the calling thread) below
+/// [`MIN_PARALLEL`] items or with one thread, otherwise about four per thread, each of at
+/// least a quarter of [`MIN_PARALLEL`] items.
+pub fn parts_for(n: usize) -> usize {
+    if n < MIN_PARALLEL || serial() {
+        return 1;
+    }
+    let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1;
+    (threads * 4).min(n.div_ceil(MIN_PARALLEL / 4))
+}
+
 /// Maps `f` over contiguous chunks of `0..n` in parallel and concatenates the chunk results in
 /// order.
 pub fn map_chunks<T: Send + 'static>(
     n: usize,
     f: impl Fn(Range<usize>) -> Vec<T> + Sync,
 ) -> Vec<T> {
-    if n < MIN_PARALLEL || serial() {
+    let chunks = parts_for(n);
+    if chunks == 1 {
         return f(0..n);
     }
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let chunks = ((pool.thread_num() + 1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
     let size = n.div_ceil(chunks);
     let f = &f;
     let parts: Vec<Vec<T>> = pool.scope(|s| {
@@ -128,12 +139,11 @@ pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
 /// caller that works `run` items at a time never straddles two parts).
 pub fn fill_runs<T: Send>(out: &mut [T], run: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let n = out.len();
-    if n < MIN_PARALLEL || serial() {
+    let chunks = parts_for(n);
+    if chunks == 1 {
         f(0, out);
         return;
     }
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-    let chunks = ((pool.thread_num() + 1) * 4).min(n.div_ceil(MIN_PARALLEL / 4));
     let size = n.div_ceil(chunks).next_multiple_of(run.max(1));
     for_each_part(
         out.chunks_mut(size)

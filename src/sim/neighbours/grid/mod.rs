@@ -15,10 +15,9 @@ mod tests;
 use self::span::{Span, disc_span, span};
 use super::Snapshot;
 use crate::sim::lanes::{F8, vectorized};
-use crate::sim::parallel::{MIN_PARALLEL, for_each_part, serial};
+use crate::sim::parallel::{for_each_part, parts_for};
 use crate::sim::space::{Space, wrap_axis};
 use crate::sim::swarm::Swarm;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
 
 /// Most cells per boid the grid allocates; sparser worlds get bigger cells.
 const MAX_CELLS_PER_BOID: usize = 4;
@@ -511,15 +510,10 @@ impl Grid {
 }
 
 /// Cell boundaries `0 = b_0 < … < b_k = cells` of the chunks [`Grid::map_by_cell`] works in:
-/// one chunk when serial, otherwise about four per thread.
+/// as many as [`parts_for`] gives for the entries, at most one per cell.
 fn chunk_bounds(cells: usize, entries: usize) -> Vec<usize> {
-    let chunks = if entries < MIN_PARALLEL || serial() {
-        1
-    } else {
-        let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1;
-        (threads * 4).min(cells.max(1))
-    };
-    let size = cells.div_ceil(chunks.max(1)).max(1);
+    let chunks = parts_for(entries).min(cells.max(1));
+    let size = cells.div_ceil(chunks).max(1);
     let mut b: Vec<usize> = (0..cells).step_by(size).collect();
     b.push(cells);
     if b.len() == 1 {
