@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-#! Byte-identity of fixed-seed outputs between two builds: runs the same 18 scenarios with a
+#! Byte-identity of fixed-seed outputs between two builds: runs the same 22 scenarios with a
 #! binary, each into its own subfolder DIR/<scenario>/ (metrics, transmissions, R_t, summary and
 #! config files; agents.csv for sir, interventions.csv for isolate; pictures are deleted). Run it
 #! with the old binary and the new one, then compare: diff -r OLD_DIR NEW_DIR && echo identical
@@ -58,4 +58,9 @@ run crowd --scenario assets/scenarios/crowd.toml --duration 10
 run respawn --scenario assets/scenarios/predators.toml --duration 60 --set predators.catch=respawn
 run isolate --scenario assets/scenarios/interventions/test_and_isolate.toml --duration 60
 run report --scenario assets/scenarios/regimes/report/C_lattice.toml --duration 20
+# Every steering model on the grid's SIMD scan (each model sums only what it reads there).
+run hybrid_grid --scenario assets/scenarios/hybrid.toml --duration 20 --set neighbour_index=grid
+run adams_grid --scenario assets/scenarios/adams.toml --duration 20 --set neighbour_index=grid
+run pygame_grid --scenario assets/scenarios/pygame.toml --duration 20 --set neighbour_index=grid
+run report_grid --scenario assets/scenarios/regimes/report/C_lattice.toml --duration 20 --set neighbour_index=grid
 echo "wrote $(find "$out" -type f | wc -l) files to $out"

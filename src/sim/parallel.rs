@@ -138,20 +138,45 @@ pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
 /// of the part's first item; every part but the last is a whole number of `run` items (so a
 /// caller that works `run` items at a time never straddles two parts).
 pub fn fill_runs<T: Send>(out: &mut [T], run: usize, f: impl Fn(usize, &mut [T]) + Sync) {
-    let n = out.len();
-    let chunks = parts_for(n);
-    if chunks == 1 {
-        f(0, out);
-        return;
+    match run_part_size(out.len(), run) {
+        None => f(0, out),
+        Some(size) => for_each_part(
+            out.chunks_mut(size)
+                .enumerate()
+                .map(|(c, part)| (c * size, part))
+                .collect(),
+            |(first, part)| f(first, part),
+        ),
     }
-    let size = n.div_ceil(chunks).next_multiple_of(run.max(1));
-    for_each_part(
-        out.chunks_mut(size)
-            .enumerate()
-            .map(|(c, part)| (c * size, part))
-            .collect(),
-        |(first, part)| f(first, part),
-    );
+}
+
+/// [`fill_runs`] over two slices of the same length at once: `f(first, a_part, b_part)` with
+/// the same items of each.
+pub fn zip_runs<A: Send, B: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    run: usize,
+    f: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+) {
+    assert_eq!(a.len(), b.len(), "zip_runs needs slices of one length");
+    match run_part_size(a.len(), run) {
+        None => f(0, a, b),
+        Some(size) => for_each_part(
+            a.chunks_mut(size)
+                .zip(b.chunks_mut(size))
+                .enumerate()
+                .map(|(c, (a, b))| (c * size, a, b))
+                .collect(),
+            |(first, a, b)| f(first, a, b),
+        ),
+    }
+}
+
+/// Items per part when `n` items are split in parts of whole `run`s ([`parts_for`] of them),
+/// or `None` for one part.
+fn run_part_size(n: usize, run: usize) -> Option<usize> {
+    let chunks = parts_for(n);
+    (chunks > 1).then(|| n.div_ceil(chunks).next_multiple_of(run.max(1)))
 }
 
 /// Runs `f` on every part, in parallel unless there is only one.
@@ -190,6 +215,18 @@ mod tests {
                 }
             });
             assert_eq!(out, (0..n).collect::<Vec<_>>());
+            // Two slices split alike: each part sees the same items of both.
+            let mut a: Vec<usize> = (0..n).collect();
+            let mut b = vec![0usize; n];
+            zip_runs(&mut a, &mut b, 64, |first, a, b| {
+                assert_eq!(first % 64, 0);
+                assert_eq!(a.len(), b.len());
+                for (k, (a, b)) in a.iter().zip(b.iter_mut()).enumerate() {
+                    assert_eq!(*a, first + k);
+                    *b = a * 3;
+                }
+            });
+            assert_eq!(b, (0..n).map(|i| i * 3).collect::<Vec<_>>());
         }
     }
 }

@@ -12,8 +12,8 @@ mod stats;
 mod tests;
 
 pub use rules::{
-    EpidemicStep, Transition, falls_below, lowest_partner, step_probability, swarms_at_risk,
-    swarms_mix,
+    EpidemicStep, Transition, falls_below, lowest_partner, partner, step_probability,
+    swarms_at_risk, swarms_mix,
 };
 pub use stats::EpidemicStats;
 

@@ -215,18 +215,24 @@ impl EpidemicStep<'_> {
             });
         }
         let reach = sources.iter().map(|&j| radius(j)).fold(0.0, f32::max);
-        let by_source: Vec<Vec<(usize, usize)>> =
+        // Most sources pass nothing on in a step: their entry is one null pointer, not an
+        // empty list's 24 bytes.
+        let by_source: Vec<Option<Box<Vec<(usize, usize)>>>> =
             self.index
                 .map_near(s, reach, few_targets, &is_source, &is_target, |j, near| {
                     let mut out = Vec::new();
-                    near.for_each_within(s.pos[j], radius(j), |i, _| {
+                    near.for_each_within(near.source(s, j).0, radius(j), |i, _| {
                         if decides(i, j) {
                             out.push((i, j));
                         }
                     });
-                    out
+                    (!out.is_empty()).then(|| Box::new(out))
                 });
-        by_source.into_iter().flatten().collect()
+        by_source
+            .into_iter()
+            .flatten()
+            .flat_map(|pairs| *pairs)
+            .collect()
     }
 
     /// Every (target, infector) pair of the step's contact infections (docs/model.md §5.2): each
@@ -332,21 +338,37 @@ impl EpidemicStep<'_> {
         let infector = lowest_partner(n, self.contact_pairs());
         let curer = lowest_partner(n, self.cure_pairs());
         let p_spontaneous = step_probability(self.params.p_spontaneous_infect, self.dt);
-        (0..n)
-            .filter_map(|i| {
-                self.transition(i, infector[i], curer[i], p_spontaneous)
-                    .map(|t| (i, t))
-            })
-            .collect()
+        // Each boid's transition on its own, in parallel; the list stays in slot order.
+        map_chunks(n, |range| {
+            range
+                .filter_map(|i| {
+                    self.transition(i, partner(infector[i]), partner(curer[i]), p_spontaneous)
+                        .map(|t| (i, t))
+                })
+                .collect()
+        })
     }
 }
 
 /// For each of `n` slots, the lowest-slot partner among `pairs` (slot, partner): the lowest
-/// id wins when several infect or cure the same boid, so the outcome is order-free.
-pub fn lowest_partner(n: usize, pairs: Vec<(usize, usize)>) -> Vec<Option<usize>> {
-    let mut out: Vec<Option<usize>> = vec![None; n];
+/// id wins when several infect or cure the same boid, so the outcome is order-free. Each is
+/// kept as slot + 1, 0 for none (read it with [`partner`]): 4 bytes per boid, where an
+/// `Option<usize>` takes 16.
+pub fn lowest_partner(n: usize, pairs: Vec<(usize, usize)>) -> Vec<u32> {
+    assert!(
+        n < u32::MAX as usize,
+        "{n} boids: slots must fit in 32 bits"
+    );
+    let mut out = vec![0u32; n];
     for (i, j) in pairs {
-        out[i] = Some(out[i].map_or(j, |k| k.min(j)));
+        let j = j as u32 + 1;
+        out[i] = if out[i] == 0 { j } else { out[i].min(j) };
     }
     out
+}
+
+/// The partner [`lowest_partner`] kept for a slot, if any.
+#[inline]
+pub fn partner(kept: u32) -> Option<usize> {
+    kept.checked_sub(1).map(|slot| slot as usize)
 }

@@ -22,6 +22,34 @@ fn step_probability_compounds_to_the_per_second_rate() {
 }
 
 #[test]
+fn the_lowest_partner_of_each_slot_is_kept_whatever_the_order() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    let n = 50;
+    for round in 0..200 {
+        let mut pairs: Vec<(usize, usize)> = (0..rng.random_range(0..120))
+            .map(|_| (rng.random_range(0..n), rng.random_range(0..n)))
+            .collect();
+        // Partner 0 (kept as 1) and slot n − 1 at the edges.
+        if round % 3 == 0 {
+            pairs.push((n - 1, 0));
+        }
+        let mut want: Vec<Option<usize>> = vec![None; n];
+        for &(i, j) in &pairs {
+            want[i] = Some(want[i].map_or(j, |k: usize| k.min(j)));
+        }
+        for shuffled in [false, true] {
+            if shuffled {
+                pairs.reverse();
+            }
+            let kept = lowest_partner(n, pairs.clone());
+            let got: Vec<Option<usize>> = kept.iter().map(|&k| partner(k)).collect();
+            assert_eq!(got, want, "round {round}");
+        }
+    }
+}
+
+#[test]
 fn a_draw_is_below_a_lowered_rate_exactly_when_the_power_says_so() {
     // Every answer of the shortcut equals the one from always working out the power, for
     // draws on and around each step probability and around the bound.

@@ -15,9 +15,10 @@ use crate::sim::neighbours::Near;
 /// own neighbourhood (offset exactly zero, so it adds 1 to each count it is within radius of
 /// and its own velocity to the alignment sum); that is taken back out at the end. The float
 /// sums are grouped differently from the one-by-one path, so the two agree within rounding.
-/// `INVERSE_SQUARE` also accumulates [`FlockSums::away_sq`] (only the pygame model needs it),
-/// `UNIT` [`FlockSums::away_unit`] (only the report model does).
-pub fn lane_sums<const INVERSE_SQUARE: bool, const UNIT: bool>(
+/// The sums only some models read are accumulated only when asked for (zero otherwise): `RAW`
+/// [`FlockSums::away_raw`] (the hybrid and adams models), `INVERSE_SQUARE`
+/// [`FlockSums::away_sq`] (pygame), `UNIT` [`FlockSums::away_unit`] (report).
+pub fn lane_sums<const RAW: bool, const INVERSE_SQUARE: bool, const UNIT: bool>(
     near: &Near,
     p: Vec2,
     v: Vec2,
@@ -26,15 +27,21 @@ pub fn lane_sums<const INVERSE_SQUARE: bool, const UNIT: bool>(
 ) -> Option<FlockSums> {
     // One scan per wrapping case (each inlines its own copy of the loop body).
     match (near.wraps().x, near.wraps().y) {
-        (false, false) => scan::<INVERSE_SQUARE, UNIT, false, false>(near, p, v, swarm, r),
-        (true, false) => scan::<INVERSE_SQUARE, UNIT, true, false>(near, p, v, swarm, r),
-        (false, true) => scan::<INVERSE_SQUARE, UNIT, false, true>(near, p, v, swarm, r),
-        (true, true) => scan::<INVERSE_SQUARE, UNIT, true, true>(near, p, v, swarm, r),
+        (false, false) => scan::<RAW, INVERSE_SQUARE, UNIT, false, false>(near, p, v, swarm, r),
+        (true, false) => scan::<RAW, INVERSE_SQUARE, UNIT, true, false>(near, p, v, swarm, r),
+        (false, true) => scan::<RAW, INVERSE_SQUARE, UNIT, false, true>(near, p, v, swarm, r),
+        (true, true) => scan::<RAW, INVERSE_SQUARE, UNIT, true, true>(near, p, v, swarm, r),
     }
 }
 
 /// [`lane_sums`] where the neighbourhood wraps each offset along x (`WX`) / y (`WY`).
-fn scan<const INVERSE_SQUARE: bool, const UNIT: bool, const WX: bool, const WY: bool>(
+fn scan<
+    const RAW: bool,
+    const INVERSE_SQUARE: bool,
+    const UNIT: bool,
+    const WX: bool,
+    const WY: bool,
+>(
     near: &Near,
     p: Vec2,
     v: Vec2,
@@ -70,8 +77,10 @@ fn scan<const INVERSE_SQUARE: bool, const UNIT: bool, const WX: bool, const WY: 
                 acc[13] -= dx * inv1;
                 acc[14] -= dy * inv1;
             }
-            acc[3] -= dx * ws;
-            acc[4] -= dy * ws;
+            if RAW {
+                acc[3] -= dx * ws;
+                acc[4] -= dy * ws;
+            }
             acc[5] += wa;
             acc[6] += l.vx * wa;
             acc[7] += l.vy * wa;
@@ -79,7 +88,12 @@ fn scan<const INVERSE_SQUARE: bool, const UNIT: bool, const WX: bool, const WY: 
             acc[9] += dx * wc;
             acc[10] += dy * wc;
         });
-        (served, acc.map(F8::sum))
+        // A plain loop, not `acc.map`: an out-of-line `map` would reduce at the baseline width.
+        let mut sums = [0.0; 15];
+        for (s, a) in sums.iter_mut().zip(acc) {
+            *s = a.sum();
+        }
+        (served, sums)
     });
     if !served {
         return None;

@@ -24,8 +24,7 @@ use crate::sim::agent::{Boid, Steering};
 use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, SteeringModel};
 use crate::sim::lanes::{F8, vectorized};
-use crate::sim::neighbours::{IndexRef, Neighbours, Snapshot};
-use crate::sim::parallel::fill_runs;
+use crate::sim::neighbours::{IndexRef, Near, Neighbours, Snapshot};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::schedule::SteerSystems;
 use crate::sim::swarm::Swarm;
@@ -52,11 +51,23 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(FixedUpdate, steer_boids.in_set(SteerSystems::Flocking));
 }
 
+/// What the traversal learns of one boid for [`flocking_forces`]' second stage: its
+/// neighbour sums, noise, and the velocity and swarm the force needs (so the force is worked
+/// out without going back to the snapshot).
+#[derive(Clone, Copy, Debug, Default)]
+struct Seen {
+    sums: FlockSums,
+    noise: Vec2,
+    vel: Vec2,
+    swarm: Swarm,
+}
+
 /// Every boid's flocking and noise accelerations, px/s², indexed by snapshot slot, from one
-/// batched traversal of the neighbourhoods ([`IndexRef::map_near`]): SIMD over contiguous
-/// candidates where the backend has them and the boid sees all round, one neighbour at a time
-/// otherwise; then the forces, Model B's eight boids at a time ([`shiffman8`]). Each boid's
-/// result depends only on the snapshot, so the output is the same for any number of threads.
+/// batched traversal of the neighbourhoods ([`IndexRef::map_near_batched`]): SIMD over
+/// contiguous candidates where the backend has them and the boid sees all round, one
+/// neighbour at a time otherwise; then the forces of each batch of boids, Model B's eight at a
+/// time ([`shiffman8`]). Each boid's result depends only on the snapshot, so the output is the
+/// same for any number of threads and any batching.
 pub fn flocking_forces(
     snapshot: &Snapshot,
     index: &IndexRef,
@@ -68,75 +79,72 @@ pub fn flocking_forces(
     let model = config.steering_model;
     let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s), model));
     let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
-    let sums: Vec<(FlockSums, Vec2)> = index.map_near(
-        snapshot,
-        reach,
-        false,
-        |_| true,
-        |_| true,
-        |i, near| {
-            let swarm = snapshot.swarm[i];
-            let r = &rules[swarm.index()];
-            let (p, v) = (snapshot.pos[i], snapshot.vel[i]);
-            let me = swarm.index() as u8;
-            let simd = match (r.cos_fov, model) {
-                (Some(_), _) => None,
-                (None, SteeringModel::Pygame) => lane_sums::<true, false>(near, p, v, me, r),
-                (None, SteeringModel::Report) => lane_sums::<false, true>(near, p, v, me, r),
-                (None, _) => lane_sums::<false, false>(near, p, v, me, r),
-            };
-            let sums = simd.unwrap_or_else(|| {
-                let mut sums = FlockSums::default();
-                near.for_each_within(p, r.query_radius, |j, offset| {
-                    if j != i {
-                        let same = snapshot.swarm[j] == swarm && !snapshot.isolated[j];
-                        sums.add(r, v, offset, snapshot.vel[j], same);
-                    }
-                });
-                sums
+    let see = |i: usize, near: &Near| {
+        let (p, v, swarm) = near.source(snapshot, i);
+        let r = &rules[swarm.index()];
+        let me = swarm.index() as u8;
+        let simd = match (r.cos_fov, model) {
+            (Some(_), _) => None,
+            (None, SteeringModel::Shiffman) => lane_sums::<false, false, false>(near, p, v, me, r),
+            (None, SteeringModel::Hybrid | SteeringModel::Adams) => {
+                lane_sums::<true, false, false>(near, p, v, me, r)
+            }
+            (None, SteeringModel::Pygame) => lane_sums::<false, true, false>(near, p, v, me, r),
+            (None, SteeringModel::Report) => lane_sums::<false, false, true>(near, p, v, me, r),
+        };
+        let sums = simd.unwrap_or_else(|| {
+            let mut sums = FlockSums::default();
+            near.for_each_within(p, r.query_radius, |j, offset| {
+                if j != i {
+                    let same = snapshot.swarm[j] == swarm && !snapshot.isolated[j];
+                    sums.add(r, v, offset, snapshot.vel[j], same);
+                }
             });
-            let params = config.swarms.get(swarm);
-            let noise = if params.noise > 0.0 {
-                let draw = draw_unit(config.seed, step, snapshot.id[i], 0, Purpose::NOISE);
-                noise_force(params.noise, dt, draw)
-            } else {
-                Vec2::ZERO
-            };
-            (sums, noise)
-        },
-    );
-    // Predator fear scales the flocking weights (docs/model.md §7).
-    let force = |i: usize, sums: &FlockSums| {
-        let params = config.swarms.get(snapshot.swarm[i]);
-        flocking_force(model, sums, snapshot.vel[i], params, gain.of(i))
+            sums
+        });
+        let params = config.swarms.get(swarm);
+        let noise = if params.noise > 0.0 {
+            let draw = draw_unit(config.seed, step, snapshot.id[i], 0, Purpose::NOISE);
+            noise_force(params.noise, dt, draw)
+        } else {
+            Vec2::ZERO
+        };
+        Seen {
+            sums,
+            noise,
+            vel: v,
+            swarm,
+        }
     };
-    if model != SteeringModel::Shiffman {
-        return sums
-            .iter()
-            .enumerate()
-            .map(|(i, (s, noise))| (force(i, s), *noise))
-            .collect();
-    }
-    // Model B eight boids at a time (bit for bit the same forces), straight into the result.
-    let mut out = vec![(Vec2::ZERO, Vec2::ZERO); sums.len()];
-    fill_runs(&mut out, 8, |first, part| {
+    // Predator fear scales the flocking weights (docs/model.md §7).
+    let finish = |slots: &[u32], seen: &mut [Seen], out: &mut [(Vec2, Vec2)]| {
+        if model != SteeringModel::Shiffman {
+            for ((o, s), &slot) in out.iter_mut().zip(seen.iter()).zip(slots) {
+                let params = config.swarms.get(s.swarm);
+                let force = flocking_force(model, &s.sums, s.vel, params, gain.of(slot as usize));
+                *o = (force, s.noise);
+            }
+            return;
+        }
+        // Model B eight boids at a time (bit for bit the scalar forces); a short last group
+        // repeats its last boid.
         vectorized!({
-            for (g, run) in part.chunks_mut(8).enumerate() {
-                let slot = |k: usize| (first + g * 8 + k).min(sums.len() - 1);
-                let lanes: [FlockSums; 8] = std::array::from_fn(|k| sums[slot(k)].0);
+            for (g, run) in out.chunks_mut(8).enumerate() {
+                let at = |k: usize| (g * 8 + k).min(seen.len() - 1);
+                let lanes: [FlockSums; 8] = std::array::from_fn(|k| seen[at(k)].sums);
                 let f = shiffman8(
                     &lanes,
-                    V8::gather(|k| snapshot.vel[slot(k)]),
-                    std::array::from_fn(|k| config.swarms.get(snapshot.swarm[slot(k)])),
-                    F8(std::array::from_fn(|k| gain.of(slot(k)))),
+                    V8::gather(|k| seen[at(k)].vel),
+                    std::array::from_fn(|k| config.swarms.get(seen[at(k)].swarm)),
+                    F8(std::array::from_fn(|k| gain.of(slots[at(k)] as usize))),
                 );
                 for (k, o) in run.iter_mut().enumerate() {
-                    *o = (f.lane(k), sums[slot(k)].1);
+                    *o = (f.lane(k), seen[g * 8 + k].noise);
                 }
             }
         })
-    });
-    out
+    };
+    index.map_near_batched(snapshot, reach, |_| true, |_| true, see, finish)
 }
 
 /// Writes every boid's flocking and noise accelerations.

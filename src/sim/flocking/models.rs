@@ -86,7 +86,8 @@ impl Rules {
 pub struct FlockSums {
     /// Σ unit(p_i − p_j)/d_ij over separation neighbours (any swarm).
     pub away: Vec2,
-    /// Σ (p_i − p_j) over separation neighbours (raw, for hybrid/adams).
+    /// Σ (p_i − p_j) over separation neighbours (raw, for hybrid/adams; the SIMD gathering sums
+    /// it only for those, [`lane_sums`](super::lane_sums)).
     pub away_raw: Vec2,
     /// Σ unit(p_i − p_j)/d_ij² over separation neighbours (inverse square, for pygame).
     pub away_sq: Vec2,

@@ -23,6 +23,7 @@ use crate::sim::agent::RunStarted;
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::parallel::map_chunks;
 use crate::sim::schedule::{SimSystems, StepMode};
 use crate::sim::swarm::Swarm;
 
@@ -97,7 +98,7 @@ pub fn count_by_swarm(snapshot: &Snapshot) -> [Counts; 3] {
 pub fn measure(
     time_s: f64,
     snapshot: &Snapshot,
-    index: &impl NeighbourIndex,
+    index: &(impl NeighbourIndex + Sync),
     config: &SimConfig,
     tally: &Tally,
     growth_rate_per_s: f64,
@@ -131,11 +132,14 @@ pub fn measure(
         points.extend(slots.iter().map(|&i| snapshot.pos[i]));
         (g.cohesion_px, g.rms_separation_px) = cohesion_and_rms(&space, &points);
         let start = config.swarms.get(swarm).alignment_radius;
-        let nn: Vec<f64> = slots
-            .iter()
-            .filter_map(|&i| nearest_same_swarm(index, snapshot, i, start))
-            .map(f64::from)
-            .collect();
+        // Each boid's search on its own, in parallel; the distances stay in slot order.
+        let nn: Vec<f64> = map_chunks(slots.len(), |range| {
+            slots[range]
+                .iter()
+                .filter_map(|&i| nearest_same_swarm(index, snapshot, i, start))
+                .map(f64::from)
+                .collect()
+        });
         g.nearest_neighbour_px = (!nn.is_empty()).then(|| nn.iter().sum::<f64>() / nn.len() as f64);
         g.nn_cv = coefficient_of_variation(&nn);
         g.flocks = Some(all_flocks[k].len() as u64);

@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use crate::sim::config::SimConfig;
 use crate::sim::math::unit;
 use crate::sim::neighbours::{NeighbourIndex, Snapshot};
+use crate::sim::parallel::map_chunks;
 use crate::sim::space::Space;
 
 /// `|Σ unit(v_i)| / N` (0 = disorder, 1 = aligned); `None` without boids.
@@ -105,25 +106,39 @@ impl Groups {
     }
 }
 
+/// Slots whose links [`flocks`] looks up at once (in parallel) before joining them: bounds the
+/// links held at a time (a few per boid) to about a MB however large the population.
+const LINK_BLOCK: usize = 1 << 14;
+
 /// The flocks of every swarm: connected groups of same-swarm boids linked when closer than their
 /// swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
 /// in ascending order; flocks are ordered by their lowest slot, so the result does not depend on
-/// the order the index visits boids.
+/// the order the index visits boids. The links are looked up in parallel, a block of slots at
+/// a time, and joined in slot order.
 pub fn flocks(
-    index: &impl NeighbourIndex,
+    index: &(impl NeighbourIndex + Sync),
     snapshot: &Snapshot,
     config: &SimConfig,
 ) -> [Vec<Vec<usize>>; 3] {
     let n = snapshot.len();
     let mut groups = Groups::new(n);
-    for i in 0..n {
-        let swarm = snapshot.swarm[i];
-        let r = config.swarms.get(swarm).alignment_radius;
-        index.for_each_within(snapshot.pos[i], r, |j, _| {
-            if j > i && snapshot.swarm[j] == swarm {
-                groups.join(i as u32, j as u32);
+    for block in (0..n).step_by(LINK_BLOCK) {
+        let links: Vec<(u32, u32)> = map_chunks((n - block).min(LINK_BLOCK), |range| {
+            let mut out = Vec::new();
+            for i in block + range.start..block + range.end {
+                let swarm = snapshot.swarm[i];
+                let r = config.swarms.get(swarm).alignment_radius;
+                index.for_each_within(snapshot.pos[i], r, |j, _| {
+                    if j > i && snapshot.swarm[j] == swarm {
+                        out.push((i as u32, j as u32));
+                    }
+                });
             }
+            out
         });
+        for (i, j) in links {
+            groups.join(i, j);
+        }
     }
     // A root is the lowest slot of its flock, so visiting slots in order meets every flock's
     // root before its other members.
@@ -143,7 +158,7 @@ pub fn flocks(
 
 /// Number of flocks per swarm (see [`flocks`]).
 pub fn flock_counts(
-    index: &impl NeighbourIndex,
+    index: &(impl NeighbourIndex + Sync),
     snapshot: &Snapshot,
     config: &SimConfig,
 ) -> [u64; 3] {

@@ -4,7 +4,8 @@
 //! uniform [`Grid`], or brute force. Every other system finds neighbours only through this
 //! module — one query at a time ([`NeighbourIndex`]) or every boid's neighbourhood in one
 //! batched, parallel traversal ([`IndexRef::map_near`], which serves each backend's fastest
-//! walk: kd groups, grid cells, or plain queries) — reading the snapshot by slot, never
+//! walk: kd groups, grid cells, or plain queries; [`IndexRef::map_near_batched`] when a result
+//! is finished several boids at a time) — reading the snapshot by slot, never
 //! `Query::get` per neighbour, and never naming a backend. All backends return the same sets,
 //! wrap-around included.
 

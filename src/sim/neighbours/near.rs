@@ -6,10 +6,12 @@
 
 use bevy::prelude::*;
 
+use super::grid::BATCH;
 use super::grid::{Grid, Lanes, Neighbourhood};
 use super::kdtree::Candidates;
 use super::{IndexRef, NeighbourIndex, Snapshot};
-use crate::sim::parallel::fill;
+use crate::sim::parallel::{fill, zip_runs};
+use crate::sim::swarm::Swarm;
 
 /// One source boid's candidates, as its backend serves them during [`IndexRef::map_near`]:
 /// only boids that pass the traversal's target filter are ever reported.
@@ -19,10 +21,11 @@ pub struct Near<'a> {
 }
 
 enum NearKind<'a> {
-    /// The grid cells around the source's cell.
+    /// The grid cells around the source's cell; the source is grid entry `entry`.
     Cells {
         grid: &'a Grid,
         hood: &'a Neighbourhood,
+        entry: usize,
     },
     /// A kd group's candidates (already filtered).
     Group(&'a Candidates),
@@ -33,13 +36,27 @@ enum NearKind<'a> {
 }
 
 impl Near<'_> {
+    /// The source boid's position, velocity and swarm (the boid of snapshot slot `slot`), read
+    /// where the backend keeps them next to its neighbours' — the grid's cell-ordered arrays,
+    /// which a traversal reads in order, rather than the snapshot's slot-ordered ones, which
+    /// it would read in a scattered order. The same values either way.
+    #[inline]
+    pub fn source(&self, snapshot: &Snapshot, slot: usize) -> (Vec2, Vec2, Swarm) {
+        match &self.kind {
+            NearKind::Cells { grid, entry, .. } => {
+                (grid.pos(*entry), grid.vel(*entry), grid.swarm[*entry])
+            }
+            _ => (snapshot.pos[slot], snapshot.vel[slot], snapshot.swarm[slot]),
+        }
+    }
+
     /// Calls `hit(slot, offset)` for every target whose minimum-image offset from `centre` is
     /// shorter than `radius` (at most the traversal's reach), in the backend's order — the
     /// order a query of `radius` would give.
     #[inline]
     pub fn for_each_within(&self, centre: Vec2, radius: f32, mut hit: impl FnMut(usize, Vec2)) {
         match &self.kind {
-            NearKind::Cells { grid, hood } => {
+            NearKind::Cells { grid, hood, .. } => {
                 let r2 = radius * radius;
                 for strip in &hood.strips {
                     grid.for_each_hit(hood, strip, centre, r2, |e, offset| {
@@ -72,7 +89,7 @@ impl Near<'_> {
         visit: impl FnMut(&Lanes),
     ) -> bool {
         match &self.kind {
-            NearKind::Cells { grid, hood } => {
+            NearKind::Cells { grid, hood, .. } => {
                 grid.lanes::<WX, WY>(hood, centre, visit);
                 true
             }
@@ -116,19 +133,14 @@ impl IndexRef<'_> {
                     },
                 )
             }),
-            IndexRef::Grid(grid) if !few_targets => grid.map_by_cell(reach, |e, hood| {
-                let slot = grid.slot[e] as usize;
-                if !source(slot) {
-                    return T::default();
-                }
-                f(
-                    slot,
-                    &Near {
-                        kind: NearKind::Cells { grid, hood },
-                        target: &target,
-                    },
-                )
-            }),
+            IndexRef::Grid(_) if !few_targets => self.map_near_batched(
+                snapshot,
+                reach,
+                source,
+                target,
+                f,
+                |_, done: &mut [T], out: &mut [T]| out.swap_with_slice(done),
+            ),
             IndexRef::Grid(_) => {
                 // A grid of the targets alone, with cells of the reach.
                 let mut subset = Grid::default();
@@ -147,6 +159,64 @@ impl IndexRef<'_> {
                 per_source(snapshot.len(), &source, |i| f(i, &near))
             }
         }
+    }
+
+    /// [`IndexRef::map_near`] in two stages, for a result worked out several boids at a time:
+    /// `f(slot, near)` gives each source an intermediate result, and `finish(slots, results,
+    /// out)` turns a batch of them into theirs (`out[k]` of `results[k]`, the boid of slot
+    /// `slots[k]`, alone: how boids are batched must not change a result). On the grid the
+    /// intermediate results live only in a small buffer per thread, and the batches follow the
+    /// traversal (cell order), so nothing is read from the snapshot out of order; elsewhere
+    /// they are all made first and finished in slot order.
+    pub fn map_near_batched<S: Send + Clone + Default + 'static, T>(
+        &self,
+        snapshot: &Snapshot,
+        reach: f32,
+        source: impl Fn(usize) -> bool + Sync,
+        target: impl Fn(usize) -> bool + Sync,
+        f: impl Fn(usize, &Near) -> S + Sync,
+        finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
+    ) -> Vec<T>
+    where
+        T: Send + Clone + Default + 'static,
+    {
+        let IndexRef::Grid(grid) = self else {
+            let mut done = self.map_near(snapshot, reach, false, source, target, f);
+            let mut out = vec![T::default(); done.len()];
+            zip_runs(&mut done, &mut out, BATCH, |first, done, out| {
+                for (k, (done, out)) in done
+                    .chunks_mut(BATCH)
+                    .zip(out.chunks_mut(BATCH))
+                    .enumerate()
+                {
+                    let lo = first + k * BATCH;
+                    let slots: [u32; BATCH] = std::array::from_fn(|m| (lo + m) as u32);
+                    finish(&slots[..done.len()], done, out);
+                }
+            });
+            return out;
+        };
+        grid.map_by_cell(
+            reach,
+            |e, hood| {
+                let slot = grid.slot[e] as usize;
+                if !source(slot) {
+                    return S::default();
+                }
+                f(
+                    slot,
+                    &Near {
+                        kind: NearKind::Cells {
+                            grid,
+                            hood,
+                            entry: e,
+                        },
+                        target: &target,
+                    },
+                )
+            },
+            finish,
+        )
     }
 }
 

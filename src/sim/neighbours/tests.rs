@@ -2,6 +2,7 @@
 //! offsets, across the seam, at the edges and corners, on worlds small enough that a
 //! neighbourhood spans a whole axis; and the batched traversal against single queries.
 
+use super::grid::BATCH;
 use super::snapshot::tests::random_snapshot;
 use super::test_support::AllBackends;
 use super::*;
@@ -125,5 +126,57 @@ fn a_neighbour_across_the_seam_is_found() {
             vec![0, 1],
             "{kind:?}"
         );
+    }
+}
+
+#[test]
+fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
+    for (n, w) in [
+        (0usize, 300.0),
+        (1, 300.0),
+        (7, 300.0),
+        (400, 500.0),
+        (3000, 1500.0),
+    ] {
+        let space = Space::torus(w, 0.8 * w);
+        let b = AllBackends::new(random_snapshot(space, n, n as u64 + 5), 40.0);
+        let s = &b.snapshot;
+        let reach = 40.0;
+        let source = |i: usize| i % 3 != 1;
+        for kind in [IndexKind::Brute, IndexKind::Kdtree, IndexKind::Grid] {
+            let index = b.get(kind);
+            // Each source learns its own state and how many boids it has within reach.
+            type Seen = (bool, (Vec2, Vec2, Swarm), usize);
+            let got: Vec<(u32, bool, (Vec2, Vec2, Swarm), usize)> = index.map_near_batched(
+                s,
+                reach,
+                source,
+                |_| true,
+                |i, near| {
+                    let mut count = 0;
+                    near.for_each_within(s.pos[i], reach, |_, _| count += 1);
+                    (true, near.source(s, i), count)
+                },
+                |slots: &[u32],
+                 seen: &mut [Seen],
+                 out: &mut [(u32, bool, (Vec2, Vec2, Swarm), usize)]| {
+                    assert!(slots.len() <= BATCH && slots.len() == seen.len());
+                    assert_eq!(slots.len(), out.len());
+                    for ((o, seen), &slot) in out.iter_mut().zip(seen.iter()).zip(slots) {
+                        *o = (slot, seen.0, seen.1, seen.2);
+                    }
+                },
+            );
+            assert_eq!(got.len(), n);
+            for (i, (slot, ran, own, count)) in got.into_iter().enumerate() {
+                assert_eq!(slot as usize, i, "{kind:?} n={n}: result in the wrong slot");
+                assert_eq!(ran, source(i), "{kind:?} n={n} slot {i}");
+                if ran {
+                    assert_eq!(own, (s.pos[i], s.vel[i], s.swarm[i]), "{kind:?} slot {i}");
+                    let want = b.get(IndexKind::Brute).within(s.pos[i], reach).len();
+                    assert_eq!(count, want, "{kind:?} n={n} slot {i}");
+                }
+            }
+        }
     }
 }

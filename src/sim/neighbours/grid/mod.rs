@@ -25,6 +25,9 @@ const MAX_CELLS_PER_BOID: usize = 4;
 const MIN_CELL_BUDGET: usize = 4096;
 /// SIMD width the arrays are padded for: a scan may read this many entries past a strip's end.
 pub const LANES: usize = 8;
+/// Most entries [`Grid::map_by_cell`] hands its `finish` at once (a multiple of
+/// [`LANES`]).
+pub const BATCH: usize = 64;
 /// Coordinate of the padding entries: so far away that every radius test fails, yet finite, so
 /// that multiplying by a zero weight gives exactly zero.
 const FAR: f32 = 1e30;
@@ -465,16 +468,21 @@ impl Grid {
         near.len()
     }
 
-    /// Maps `f(entry, neighbourhood)` over every boid, cell by cell in parallel, and returns the
-    /// results indexed by snapshot slot. A cell's neighbourhood (its strips within `reach`) is
-    /// worked out once and shared by all the cell's boids (each boid is in its own
-    /// neighbourhood), so the caller's inner loop is a straight pass over contiguous arrays.
-    /// The results are written in place (each chunk of cells fills its own run of entries) and
-    /// then put in slot order in place: one array of results, never two.
-    pub fn map_by_cell<T: Send + Clone + Default + 'static>(
+    /// Maps every boid to a result, cell by cell in parallel, and returns the results indexed
+    /// by snapshot slot. A cell's neighbourhood (its strips within `reach`) is worked out once
+    /// and shared by all the cell's boids (each boid is in its own neighbourhood), so the
+    /// caller's inner loop is a straight pass over contiguous arrays. Two stages:
+    /// `f(entry, neighbourhood)` gives each boid an intermediate result, kept in a small
+    /// buffer, and `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive
+    /// entries' results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot
+    /// `slots[k]`, alone: how entries are batched must not change a result). Only the finished
+    /// results are kept for every boid: they are written in place (each chunk of cells fills
+    /// its own run of entries) and then put in slot order in place, one array, never two.
+    pub fn map_by_cell<S, T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,
-        f: impl Fn(usize, &Neighbourhood) -> T + Sync,
+        f: impl Fn(usize, &Neighbourhood) -> S + Sync,
+        finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
     ) -> Vec<T> {
         let cells = self.cols * self.rows;
         let mut out = vec![T::default(); self.slot.len()];
@@ -488,10 +496,22 @@ impl Grid {
             parts.push((w[0]..w[1], part));
             rest = tail;
         }
-        let f = &f;
+        let (f, finish) = (&f, &finish);
         for_each_part(parts, |(chunk, part)| {
             let mut near = Neighbourhood::default();
             let base = self.start[chunk.start] as usize;
+            // The batch holds the results of entries `first..first + batch.len()`.
+            let mut batch = Vec::with_capacity(BATCH);
+            let mut first = base;
+            let mut flush = |first: usize, batch: &mut Vec<S>| {
+                let run = first..first + batch.len();
+                finish(
+                    &self.slot[run.clone()],
+                    batch,
+                    &mut part[run.start - base..run.end - base],
+                );
+                batch.clear();
+            };
             for c in chunk {
                 let own = self.start[c] as usize..self.start[c + 1] as usize;
                 if own.is_empty() {
@@ -499,9 +519,14 @@ impl Grid {
                 }
                 self.neighbourhood(c % self.cols, c / self.cols, reach, &mut near);
                 for e in own {
-                    part[e - base] = f(e, &near);
+                    if batch.len() == BATCH {
+                        flush(first, &mut batch);
+                        first = e;
+                    }
+                    batch.push(f(e, &near));
                 }
             }
+            flush(first, &mut batch);
         });
         // Entries are in cell order: to slot order.
         permute_in_place(&mut out, |e| self.slot[e] as usize);
