@@ -107,8 +107,9 @@ impl Groups {
 }
 
 /// Slots whose links [`flocks`] looks up at once (in parallel) before joining them: bounds the
-/// links held at a time (a few per boid) to about a MB however large the population.
-const LINK_BLOCK: usize = 1 << 14;
+/// links held at a time (tens per boid in a dense flock) to about a MB however large the
+/// population.
+const LINK_BLOCK: usize = 1 << 12;
 
 /// The flocks of every swarm: connected groups of same-swarm boids linked when closer than their
 /// swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
@@ -140,18 +141,27 @@ pub fn flocks(
             groups.join(i, j);
         }
     }
-    // A root is the lowest slot of its flock, so visiting slots in order meets every flock's
-    // root before its other members.
-    let mut flock_of_root: Vec<u32> = vec![u32::MAX; n];
-    let mut out: [Vec<Vec<usize>>; 3] = Default::default();
+    // Every slot's root, and each flock's size, so each list is allocated once at its size.
     for i in 0..n {
-        let root = groups.root(i as u32) as usize;
+        groups.parent[i] = groups.root(i as u32);
+    }
+    let root_of = groups.parent;
+    let mut flock = vec![0u32; n];
+    for &r in &root_of {
+        flock[r as usize] += 1;
+    }
+    // A root is the lowest slot of its flock, so visiting slots in order meets every flock's
+    // root before its other members: there its size becomes its place in the swarm's list.
+    let mut out: [Vec<Vec<usize>>; 3] = Default::default();
+    for (i, &r) in root_of.iter().enumerate() {
+        let r = r as usize;
         let list = &mut out[snapshot.swarm[i].index()];
-        if flock_of_root[root] == u32::MAX {
-            flock_of_root[root] = list.len() as u32;
-            list.push(Vec::new());
+        if r == i {
+            let size = flock[r] as usize;
+            flock[r] = list.len() as u32;
+            list.push(Vec::with_capacity(size));
         }
-        list[flock_of_root[root] as usize].push(i);
+        list[flock[r] as usize].push(i);
     }
     out
 }
@@ -167,16 +177,16 @@ pub fn flock_counts(
 
 /// Standard deviation (population) over mean; `None` for fewer than two values or a zero
 /// mean. The `nn_cv` of docs/model.md §8 applied to nearest-neighbour distances.
-pub fn coefficient_of_variation(xs: &[f64]) -> Option<f64> {
+pub fn coefficient_of_variation<X: Copy + Into<f64>>(xs: &[X]) -> Option<f64> {
     if xs.len() < 2 {
         return None;
     }
     let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
+    let mean = xs.iter().map(|&x| x.into()).sum::<f64>() / n;
     if mean <= 0.0 {
         return None;
     }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    let var = xs.iter().map(|&x| (x.into() - mean).powi(2)).sum::<f64>() / n;
     Some(var.sqrt() / mean)
 }
 
