@@ -74,8 +74,9 @@ fn pools(cores: usize) -> TaskPoolPlugin {
 /// Below this many items the work runs on the calling thread.
 const MIN_PARALLEL: usize = 256;
 
-/// Queries with fewer entities than this are iterated inline by [`for_each_item!`]: for a few
-/// hundred boids, waking the pool costs more than the work.
+/// Queries with fewer entities than this are iterated inline by [`for_each_item!`] (and other
+/// loops whose work per boid is as light run inline below it): for a few hundred boids,
+/// waking the pool costs more than the work.
 pub const SERIAL_BELOW: usize = 2048;
 
 /// Runs `f` on every item of a mutable query: on the compute pool (`par_iter_mut`) when there
