@@ -284,20 +284,39 @@ fn density(sim: &Simulation, config: &SimConfig) -> (f64, f64) {
     (nb as f64 / k.max(1) as f64, cand as f64 / k.max(1) as f64)
 }
 
+/// `n` and the noun, plural unless `n` is 1.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// `x` with three significant figures (at least; no exponent): 0.261, 3.02, 53.0, 1250.
+fn three_figures(x: f64) -> String {
+    let decimals = if x > 0.0 && x.is_finite() {
+        (2 - x.log10().floor() as i32).max(0) as usize
+    } else {
+        1
+    };
+    format!("{x:.decimals$}")
+}
+
 /// Runs every size × backend and prints the table (and ratios) as it goes.
 pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     say!("machine: {}", Machine::this().line());
     say!(
-        "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} threads ({} cores)",
+        "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} ({} cores)",
         opts.workload,
         opts.steps,
         opts.warmup,
-        opts.threads.unwrap_or(cores),
+        count(opts.threads.unwrap_or(cores), "thread"),
         cores,
     );
     say!(
-        "{:>8} {:>7} {:>9} {:>9} {:>8} {:>9} | ns per boid-step: {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>7}",
+        "{:>8} {:>7} {:>9} {:>11} {:>8} {:>9} | ns per boid-step: {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>7}",
         "boids",
         "backend",
         "step ms",
@@ -329,12 +348,15 @@ pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
             let r = measure(n, backend, opts);
             let ph: Vec<f64> = r.phase_ns_per_boid.iter().map(|(_, v)| *v).collect();
             say!(
-                "{:>8} {:>7} {:>9.3} {:>4.1}-{:<4.1} {:>8.1} {:>9.2} | {:>24.0} {:>6.0} {:>6.0} {:>6.0} {:>6.0} {:>6.0} | {:>6.1} {:>6.1} {:>7.0}",
+                "{:>8} {:>7} {:>9.3} {:>11} {:>8.1} {:>9.2} | {:>24.0} {:>6.0} {:>6.0} {:>6.0} {:>6.0} {:>6.0} | {:>6.1} {:>6.1} {:>7.0}",
                 r.boids,
                 format!("{:?}", r.backend).to_lowercase(),
                 r.step_ms_median,
-                r.step_ms_p10,
-                r.step_ms_p90,
+                format!(
+                    "{}-{}",
+                    three_figures(r.step_ms_p10),
+                    three_figures(r.step_ms_p90)
+                ),
                 r.steps_per_s,
                 r.boid_steps_per_s / 1e6,
                 ph[0],
@@ -407,6 +429,18 @@ pub fn write_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_prints_three_figures_and_counts_in_words() {
+        assert_eq!(three_figures(0.261), "0.261");
+        assert_eq!(three_figures(0.349), "0.349");
+        assert_eq!(three_figures(3.0249), "3.02");
+        assert_eq!(three_figures(52.99), "53.0");
+        assert_eq!(three_figures(1250.4), "1250");
+        assert_eq!(three_figures(0.0), "0.0");
+        assert_eq!(count(1, "thread"), "1 thread");
+        assert_eq!(count(2, "thread"), "2 threads");
+    }
 
     #[test]
     fn workload_has_the_target_density_and_valid_config() {
