@@ -74,9 +74,9 @@ fn pools(cores: usize) -> TaskPoolPlugin {
 /// Below this many items the work runs on the calling thread.
 const MIN_PARALLEL: usize = 256;
 
-/// Queries with fewer entities than this are iterated inline by [`for_each_item!`] (and other
-/// loops whose work per boid is as light run inline below it): for a few hundred boids,
-/// waking the pool costs more than the work.
+/// Queries with fewer entities than this are iterated inline by [`for_each_item!`], and
+/// [`map_light_chunks`] runs inline below it: for a few hundred boids, waking the pool costs
+/// more than the work.
 pub const SERIAL_BELOW: usize = 2048;
 
 /// Runs `f` on every item of a mutable query: on the compute pool (`par_iter_mut`) when there
@@ -102,6 +102,19 @@ pub fn parts_for(n: usize) -> usize {
     }
     let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1;
     (threads * 4).min(n.div_ceil(MIN_PARALLEL / 4))
+}
+
+/// [`map_chunks`] for work of tens of nanoseconds per item: on the calling thread below
+/// [`SERIAL_BELOW`] items, where handing parts to the pool would cost more than the work.
+pub fn map_light_chunks<T: Send + 'static>(
+    n: usize,
+    f: impl Fn(Range<usize>) -> Vec<T> + Sync,
+) -> Vec<T> {
+    if n < SERIAL_BELOW {
+        f(0..n)
+    } else {
+        map_chunks(n, f)
+    }
 }
 
 /// Maps `f` over contiguous chunks of `0..n` in parallel and concatenates the chunk results in

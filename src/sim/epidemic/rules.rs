@@ -8,7 +8,7 @@ use crate::sim::agent::Disease;
 use crate::sim::clock::is_due;
 use crate::sim::config::{EpidemicConfig, SimConfig};
 use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot};
-use crate::sim::parallel::{SERIAL_BELOW, map_chunks};
+use crate::sim::parallel::{map_chunks, map_light_chunks};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
 
@@ -338,21 +338,15 @@ impl EpidemicStep<'_> {
         let infector = lowest_partner(n, self.contact_pairs());
         let curer = lowest_partner(n, self.cure_pairs());
         let p_spontaneous = step_probability(self.params.p_spontaneous_infect, self.dt);
-        // Each boid's transition on its own, the list in slot order: in parallel where there
-        // are enough boids for it to pay (a transition takes tens of nanoseconds).
-        let decide = |range: std::ops::Range<usize>| -> Vec<(usize, Transition)> {
+        // Each boid's transition on its own, the list in slot order.
+        map_light_chunks(n, |range| {
             range
                 .filter_map(|i| {
                     self.transition(i, partner(infector[i]), partner(curer[i]), p_spontaneous)
                         .map(|t| (i, t))
                 })
                 .collect()
-        };
-        if n < SERIAL_BELOW {
-            decide(0..n)
-        } else {
-            map_chunks(n, decide)
-        }
+        })
     }
 }
 
