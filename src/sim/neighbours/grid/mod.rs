@@ -8,13 +8,14 @@
 
 use bevy::prelude::*;
 
+mod scan;
 mod span;
 #[cfg(test)]
 mod tests;
 
-use self::span::{Span, disc_span, span};
+pub use self::scan::Lanes;
+use self::span::{Span, span};
 use super::Snapshot;
-use crate::sim::lanes::{F8, vectorized};
 use crate::sim::parallel::{for_each_part, parts_for};
 use crate::sim::space::{Space, wrap_axis};
 use crate::sim::swarm::Swarm;
@@ -124,24 +125,6 @@ impl Neighbourhood {
             },
         )
     }
-}
-
-/// Eight neighbourhood entries at a time (see [`Grid::lanes`]): offsets from the centre,
-/// velocities, swarm indices as floats, and a mask of the lanes that hold an entry.
-#[derive(Clone, Copy, Debug)]
-pub struct Lanes {
-    /// Minimum-image x offsets, px.
-    pub dx: F8,
-    /// Minimum-image y offsets, px.
-    pub dy: F8,
-    /// Velocity x, px/s.
-    pub vx: F8,
-    /// Velocity y, px/s.
-    pub vy: F8,
-    /// Swarm index as a float.
-    pub swarm: F8,
-    /// Every bit set where the lane holds an entry of the neighbourhood, none elsewhere.
-    pub valid: F8,
 }
 
 impl Grid {
@@ -324,137 +307,6 @@ impl Grid {
             }
         }
         BVec2::new(xs.full, ys.full)
-    }
-
-    /// Visits every boid within `radius` of `centre` (see [`super::NeighbourIndex`]). Only the
-    /// cells the disc overlaps are scanned — a contact radius much smaller than the cells (which
-    /// are sized for the largest flocking radius) reads one or two cells per axis, not three.
-    pub fn query(&self, centre: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
-        if self.slot.is_empty() || radius <= 0.0 {
-            return;
-        }
-        let centre_in = self.space.confine(centre, Vec2::ZERO).0;
-        let (cx, cy) = self.cell_xy(centre_in);
-        let wrap = self.space.wraps();
-        let xs = disc_span(centre_in.x, cx, radius, self.cell_w, self.cols, wrap);
-        let ys = disc_span(centre_in.y, cy, radius, self.cell_h, self.rows, wrap);
-        let near = Neighbourhood {
-            strips: Vec::new(),
-            wrap_each: BVec2::new(xs.full, ys.full),
-            space: self.space,
-        };
-        let r2 = radius * radius;
-        self.strips_of(xs, ys, |strip| {
-            self.for_each_hit(&near, &strip, centre, r2, |e, offset| {
-                visit(self.slot[e] as usize, offset)
-            });
-        });
-    }
-
-    /// Calls `hit(entry, offset)`, in entry order, for every entry of `strip` whose minimum-image
-    /// offset from `centre` is shorter than `sqrt(r2)`. Eight entries are tested at a time with
-    /// SIMD; each hit's offset is then worked out exactly as [`Neighbourhood::offset`] does, so
-    /// the hits and their offsets are those of a one-by-one scan.
-    #[inline]
-    pub(super) fn for_each_hit(
-        &self,
-        near: &Neighbourhood,
-        strip: &Strip,
-        centre: Vec2,
-        r2: f32,
-        mut hit: impl FnMut(usize, Vec2),
-    ) {
-        vectorized!({
-            let wrap = |d: F8, on: bool, l: f32| if on { d.wrap_axis(l) } else { d };
-            let (cx, cy) = (F8::splat(centre.x), F8::splat(centre.y));
-            let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
-            let r2v = F8::splat(r2);
-            let mut k = strip.lo;
-            while k < strip.hi {
-                let x = F8::load(&self.x, k + LANES);
-                let y = F8::load(&self.y, k + LANES);
-                let dx = wrap((x - cx) + sx, near.wrap_each.x, self.space.width);
-                let dy = wrap((y - cy) + sy, near.wrap_each.y, self.space.height);
-                let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask();
-                // Lanes past the strip's end belong to the next cells.
-                let valid = (strip.hi - k).min(LANES);
-                bits &= (1u32 << valid) - 1;
-                while bits != 0 {
-                    let e = k + bits.trailing_zeros() as usize;
-                    let offset = near.offset(self, strip, e, centre);
-                    // The scalar test decides (it is the shared predicate; the SIMD one only
-                    // skips the clear misses).
-                    if offset.length_squared() < r2 {
-                        hit(e, offset);
-                    }
-                    bits &= bits - 1;
-                }
-                k += LANES;
-            }
-        })
-    }
-
-    /// Visits every entry of a neighbourhood eight at a time, as offsets from `centre` and
-    /// velocities ([`Lanes`]). An entry goes to lane `m mod 8`, `m` its position in the
-    /// neighbourhood's strips taken one after another, so every lane sees the same entries in
-    /// the same order however the strips fall (sums over lanes, reduced in a fixed order, are
-    /// then the same on every machine). Entries outside the strips have `valid` clear; the boid
-    /// at `centre` (if it is an entry) is visited too, at offset exactly zero. Always inlined:
-    /// the caller runs it inside `vectorized!` with `visit` (see [`crate::sim::lanes`]).
-    /// `WX` / `WY` must be the neighbourhood's `wrap_each` (the caller picks the loop for its
-    /// case, so the loop does not test it).
-    #[inline(always)]
-    pub fn lanes<const WX: bool, const WY: bool>(
-        &self,
-        hood: &Neighbourhood,
-        centre: Vec2,
-        mut visit: impl FnMut(&Lanes),
-    ) {
-        debug_assert_eq!(hood.wrap_each, BVec2::new(WX, WY));
-        // Lane of the next entry.
-        let mut lane = 0usize;
-        for strip in &hood.strips {
-            // Index read into lane 0, so the strip's first entry lands in `lane`.
-            let mut k = strip.lo as isize - lane as isize;
-            while k < strip.hi as isize {
-                visit(&self.block::<WX, WY>(k, strip, centre));
-                k += LANES as isize;
-            }
-            lane = (lane + (strip.hi - strip.lo)) % LANES;
-        }
-    }
-
-    /// The lanes of entries `k..k + 8` of `strip` (`k` ≥ −8: the arrays are padded in front).
-    #[inline(always)]
-    fn block<const WX: bool, const WY: bool>(
-        &self,
-        k: isize,
-        strip: &Strip,
-        centre: Vec2,
-    ) -> Lanes {
-        let at = (k + LANES as isize) as usize;
-        let load = |a: &[f32]| F8::load(a, at);
-        let index = F8::from([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]) + F8::splat(k as f32);
-        let dx = (load(&self.x) - F8::splat(centre.x)) + F8::splat(strip.sx);
-        let dy = (load(&self.y) - F8::splat(centre.y)) + F8::splat(strip.sy);
-        Lanes {
-            dx: if WX {
-                dx.wrap_axis(self.space.width)
-            } else {
-                dx
-            },
-            dy: if WY {
-                dy.wrap_axis(self.space.height)
-            } else {
-                dy
-            },
-            vx: load(&self.vx),
-            vy: load(&self.vy),
-            swarm: load(&self.swarm_f),
-            // Lanes holding this strip's entries (not the previous strip's, not past its end).
-            valid: index.cmp_ge(F8::splat(strip.lo as f32))
-                & index.cmp_lt(F8::splat(strip.hi as f32)),
-        }
     }
 
     /// How many boids a query of `radius` around `centre` examines.

@@ -1,5 +1,7 @@
 //! Tests of the grid's spans and strips of cells.
 
+use super::scan::lane_mask;
+use super::span::disc_span;
 use super::*;
 
 #[test]
@@ -81,5 +83,17 @@ fn chunks_cover_every_cell_once_in_order() {
         assert_eq!(b.first(), Some(&0));
         assert_eq!(b.last(), Some(&cells));
         assert!(b.windows(2).all(|w| w[0] < w[1]), "{b:?}");
+    }
+}
+
+#[test]
+fn a_lane_mask_sets_exactly_the_lanes_asked_for() {
+    for from in 0..=LANES {
+        for to in from..=LANES {
+            let got = lane_mask(from, to).0.map(|x| x.to_bits());
+            let want: [u32; LANES] =
+                std::array::from_fn(|j| if (from..to).contains(&j) { u32::MAX } else { 0 });
+            assert_eq!(got, want, "lanes {from}..{to}");
+        }
     }
 }
