@@ -7,9 +7,11 @@
 //! would do; [`vectorized!`] compiles the code it is given once per width and runs the one this
 //! CPU supports. Every lane does the same operations in the same order at any width and every
 //! sum over the lanes is reduced in one fixed order ([`F8::sum`]), so results are bit-identical
-//! whichever path runs (`tests/cli.rs` forces each path and compares the files). The path can
-//! be forced with the environment variable `PANDEMIC_BOIDS_SIMD` (`baseline`, `avx2`,
-//! `avx512`); [`Path::current`] says which one runs. No systems live here.
+//! whichever path runs (`tests/vector_paths.rs` forces each path and compares the files).
+//! Where LLVM does not find good code for plain lane arithmetic on its own, a block asks for
+//! its [`Width`] and uses code written for it (the AVX paths' transposing lane sums,
+//! [`Avx::sums`]). The path can be forced with the environment variable `PANDEMIC_BOIDS_SIMD`
+//! (`baseline`, `avx2`, `avx512`); [`Path::current`] says which one runs. No systems live here.
 
 use std::ops::{Add, AddAssign, BitAnd, Div, Mul, Neg, Sub, SubAssign};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -306,20 +308,26 @@ impl Path {
     }
 }
 
-/// Runs a block compiled for the [`Path::current`] vector width: `vectorized!({ … })`. The
-/// block is compiled once per path, each copy inside a function built for that path's
-/// instructions, so whatever it inlines (every [`F8`] operation is `#[inline(always)]`) uses
-/// them. (A macro, not a function taking a closure: one closure called from every path would
-/// be compiled once, for the baseline; and the block's closure is always inlined into each
-/// path's function: left to the inliner, a large block stays a function of its own, built for
-/// the baseline.) Meant for whole scans — a neighbourhood, a strip of
-/// candidates — where the choice costs a load and a branch.
+/// Runs a block compiled for the [`Path::current`] vector width: `vectorized!({ … })`, or
+/// `vectorized!(w => { … })` to have the block's [`Width`] as `w` (for the operations written
+/// once per width, such as [`Width::sums`]). The block is compiled once per path, each copy
+/// inside a function built for that path's instructions, so whatever it inlines (every [`F8`]
+/// operation is `#[inline(always)]`) uses them. (A macro, not a function taking a closure: one
+/// closure called from every path would be compiled once, for the baseline; and the block's
+/// closure is always inlined into each path's function: left to the inliner, a large block
+/// stays a function of its own, built for the baseline.) Meant for whole scans — a
+/// neighbourhood, a strip of candidates — where the choice costs a load and a branch.
 macro_rules! vectorized {
     ($body:block) => {
+        $crate::sim::lanes::vectorized!(_w => $body)
+    };
+    ($w:pat => $body:block) => {
         match $crate::sim::lanes::Path::current() {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Path::current` only returns a path this CPU supports.
+            // SAFETY: `Path::current` only returns a path this CPU supports, and both wide
+            // paths have AVX.
             $crate::sim::lanes::Path::Avx512 => unsafe {
+                let $w = $crate::sim::lanes::Avx::assume();
                 $crate::sim::lanes::avx512(
                     #[inline(always)]
                     || $body,
@@ -328,16 +336,143 @@ macro_rules! vectorized {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above.
             $crate::sim::lanes::Path::Avx2 => unsafe {
+                let $w = $crate::sim::lanes::Avx::assume();
                 $crate::sim::lanes::avx2(
                     #[inline(always)]
                     || $body,
                 )
             },
-            _ => $body,
+            _ => {
+                let $w = $crate::sim::lanes::Baseline;
+                $body
+            }
         }
     };
 }
 pub(crate) use vectorized;
+
+/// What a block run by [`vectorized!`] knows of its vector width: which of the operations
+/// written for a width by hand it may use (for the few places where LLVM does not find good
+/// code from plain lane arithmetic on its own). Known when the block is compiled, so the test
+/// costs nothing.
+pub trait Width: Copy {
+    /// The AVX operations, on the paths that have them.
+    fn avx(self) -> Option<Avx>;
+}
+
+/// The baseline width: SSE2 on x86-64 (two 128-bit halves), plain lanes elsewhere.
+#[derive(Clone, Copy, Debug)]
+pub struct Baseline;
+
+impl Width for Baseline {
+    #[inline(always)]
+    fn avx(self) -> Option<Avx> {
+        None
+    }
+}
+
+/// The AVX2 and AVX-512 paths (both have AVX's 256-bit vectors). Only [`vectorized!`] makes
+/// one, on a CPU that has AVX.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx(());
+
+impl Width for Avx {
+    #[inline(always)]
+    fn avx(self) -> Option<Avx> {
+        Some(self)
+    }
+}
+
+impl Avx {
+    /// # Safety
+    /// The CPU must have AVX (every path but the baseline does).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn assume() -> Avx {
+        Avx(())
+    }
+
+    /// `rows[k].sum()` for every `k`, bit for bit: the lane sums of many vectors, eight at a
+    /// time by transposing them (left to itself, LLVM gathered the lanes from memory on the
+    /// AVX-512 path, which cost a third of that path's flocking scan).
+    #[inline(always)]
+    pub fn sums<const N: usize>(self, rows: &[F8; N]) -> [f32; N] {
+        let mut out = [0.0; N];
+        #[cfg(target_arch = "x86_64")]
+        for (rows, out) in rows.chunks(8).zip(out.chunks_mut(8)) {
+            let eight = std::array::from_fn(|k| rows.get(k).copied().unwrap_or(F8::ZERO));
+            // SAFETY: an `Avx` exists only on a CPU with AVX.
+            let sums = unsafe { x86::sums_avx(&eight) };
+            out.copy_from_slice(&sums.0[..out.len()]);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for (s, r) in out.iter_mut().zip(rows) {
+            *s = r.sum();
+        }
+        out
+    }
+}
+
+/// The transposing lane sums of [`Width::sums`] in AVX instructions.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::F8;
+    use std::arch::x86_64::*;
+
+    /// Lane `k`: `rows[k].sum()`, with AVX: an 8 × 8 transpose, then the columns added in
+    /// [`F8::sum`]'s order.
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn sums_avx(rows: &[F8; 8]) -> F8 {
+        // SAFETY: F8 is 32 bytes aligned to 32.
+        let r = |k: usize| unsafe { _mm256_load_ps(rows[k].0.as_ptr()) };
+        // Pairs of rows interleaved: lo = r[a][0] r[b][0] r[a][1] r[b][1] | the same of lanes 4
+        // and 5; hi the same of lanes 2, 3 | 6, 7.
+        let (t0, t1) = (
+            _mm256_unpacklo_ps(r(0), r(1)),
+            _mm256_unpackhi_ps(r(0), r(1)),
+        );
+        let (t2, t3) = (
+            _mm256_unpacklo_ps(r(2), r(3)),
+            _mm256_unpackhi_ps(r(2), r(3)),
+        );
+        let (t4, t5) = (
+            _mm256_unpacklo_ps(r(4), r(5)),
+            _mm256_unpackhi_ps(r(4), r(5)),
+        );
+        let (t6, t7) = (
+            _mm256_unpacklo_ps(r(6), r(7)),
+            _mm256_unpackhi_ps(r(6), r(7)),
+        );
+        // Lane j | j + 4 of four rows: s_j of rows 0-3, u_j of rows 4-7.
+        let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let s3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let u0 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let u1 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let u2 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let u3 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        // Column j: lane j of every row.
+        let c0 = _mm256_permute2f128_ps::<0x20>(s0, u0);
+        let c1 = _mm256_permute2f128_ps::<0x20>(s1, u1);
+        let c2 = _mm256_permute2f128_ps::<0x20>(s2, u2);
+        let c3 = _mm256_permute2f128_ps::<0x20>(s3, u3);
+        let c4 = _mm256_permute2f128_ps::<0x31>(s0, u0);
+        let c5 = _mm256_permute2f128_ps::<0x31>(s1, u1);
+        let c6 = _mm256_permute2f128_ps::<0x31>(s2, u2);
+        let c7 = _mm256_permute2f128_ps::<0x31>(s3, u3);
+        let front = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), c2), c3);
+        let back = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c4, c5), c6), c7);
+        let mut out = F8::ZERO;
+        // SAFETY: as above.
+        unsafe { _mm256_store_ps(out.0.as_mut_ptr(), _mm256_add_ps(front, back)) };
+        out
+    }
+}
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,avx2,fma,sse3,ssse3,sse4.1,sse4.2,popcnt,bmi1,bmi2,lzcnt")]
@@ -358,6 +493,9 @@ pub unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Held by the tests that switch the chosen path, so they do not switch it under each other.
+    static SWITCHING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     #[test]
     fn lanes_do_what_a_scalar_does() {
@@ -405,6 +543,7 @@ mod tests {
             // Lanes whose sum depends on the order of adding (see the test above).
             x.sum() + (x.cmp_ge(F8::ZERO) & F8([1e8, 1.0, 1.0, 1.0, -1e8, 1.0, 1.0, 1.0])).sum()
         };
+        let _switching = SWITCHING.lock().unwrap_or_else(|e| e.into_inner());
         // The reference is the baseline's (not whatever path the test machine picks).
         CHOSEN.store(Path::Baseline.code(), Ordering::Relaxed);
         let want = vectorized!({ f() });
@@ -413,6 +552,38 @@ mod tests {
             assert_eq!(vectorized!({ f() }).to_bits(), want.to_bits(), "{p:?}");
         }
         CHOSEN.store(0, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn transposed_lane_sums_are_each_vectors_sum_on_every_path() {
+        // Fifteen vectors (a whole group of eight and a short one). Each half of a vector
+        // cancels 1e8s so that adding its lanes in any other order gives another sum (1e8 + 1
+        // rounds to 1e8), each vector's halves are turned by its own amount, and each is scaled
+        // by its own factor: a transpose that mixes up lanes or vectors fails.
+        let base = [1e8f32, 1.0, -1e8, 0.5, 2.0, 1e8, 3.0, -1e8];
+        let rows: [F8; 15] = std::array::from_fn(|k| {
+            F8(std::array::from_fn(|i| {
+                let turned = (i / 4) * 4 + (i % 4 + k) % 4;
+                base[turned] * (k + 1) as f32
+            }))
+        });
+        let want = rows.map(|r| r.sum().to_bits());
+        let _switching = SWITCHING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut checked = 0;
+        for p in PATHS.into_iter().filter(|p| p.supported()) {
+            CHOSEN.store(p.code(), Ordering::Relaxed);
+            let got = vectorized!(w => { w.avx().map(|avx| avx.sums(&rows)) });
+            assert_eq!(got.is_some(), p != Path::Baseline, "{p:?}");
+            if let Some(got) = got {
+                assert_eq!(got.map(f32::to_bits), want, "{p:?}");
+                checked += 1;
+            }
+        }
+        CHOSEN.store(0, Ordering::Relaxed);
+        // Every x86-64 machine this project builds on has AVX2 (checked, not assumed).
+        if cfg!(target_arch = "x86_64") && Path::Avx2.supported() {
+            assert!(checked >= 1);
+        }
     }
 
     #[test]

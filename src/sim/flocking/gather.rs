@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 
 use super::models::{FlockSums, Rules};
-use crate::sim::lanes::{F8, vectorized};
+use crate::sim::lanes::{F8, Width, vectorized};
 use crate::sim::math::UNIT_EPSILON;
 use crate::sim::neighbours::Near;
 
@@ -49,7 +49,7 @@ fn scan<
     r: &Rules,
 ) -> Option<FlockSums> {
     // The whole scan inside `vectorized!`, closure included, so it runs at the CPU's width.
-    let (served, acc) = vectorized!({
+    let (served, acc) = vectorized!(w => {
         let eps2 = UNIT_EPSILON * UNIT_EPSILON;
         let one = F8::splat(1.0);
         let (sep2, ali2, coh2) = (F8::splat(r.sep2), F8::splat(r.ali2), F8::splat(r.coh2));
@@ -57,13 +57,15 @@ fn scan<
         let mut acc = [F8::ZERO; 15];
         let served = near.lanes::<WX, WY>(p, |l| {
             let (dx, dy) = (l.dx, l.dy);
-            let valid = l.valid & one;
-            let d2 = dx * dx + dy * dy;
-            let same = l.swarm.cmp_eq(me) & valid;
-            let ws = d2.cmp_lt(sep2) & valid;
+            // Lanes without an entry are infinitely far: every weight below is 0 there.
+            let d2 = (dx * dx + dy * dy) + l.off;
+            let same = l.swarm.cmp_eq(me) & one;
+            let ws = d2.cmp_lt(sep2) & one;
             let wa = d2.cmp_lt(ali2) & same;
             let wc = d2.cmp_lt(coh2) & same;
-            let inv = ws * (d2.cmp_ge(eps) & one) / d2.max(eps);
+            // The separation weight where the offset has a direction (ws·1 or +0, as ws·mask).
+            let ws_dir = d2.cmp_ge(eps) & ws;
+            let inv = ws_dir / d2.max(eps);
             acc[0] += ws;
             acc[1] -= dx * inv;
             acc[2] -= dy * inv;
@@ -73,7 +75,7 @@ fn scan<
                 acc[12] -= dy * inv3;
             }
             if UNIT {
-                let inv1 = ws * (d2.cmp_ge(eps) & one) / d2.max(eps).sqrt();
+                let inv1 = ws_dir / d2.max(eps).sqrt();
                 acc[13] -= dx * inv1;
                 acc[14] -= dy * inv1;
             }
@@ -88,11 +90,19 @@ fn scan<
             acc[9] += dx * wc;
             acc[10] += dy * wc;
         });
-        // A plain loop, not `acc.map`: an out-of-line `map` would reduce at the baseline width.
-        let mut sums = [0.0; 15];
-        for (s, a) in sums.iter_mut().zip(acc) {
-            *s = a.sum();
-        }
+        // The AVX paths sum the accumulators eight at a time by transposing them; the
+        // baseline one at a time, over the array by value (taking its address there made LLVM
+        // turn the SSE2 scan's maxima into scalar code, twice as slow).
+        let sums = match w.avx() {
+            Some(avx) => avx.sums(&acc),
+            None => {
+                let mut sums = [0.0; 15];
+                for (s, a) in sums.iter_mut().zip(acc) {
+                    *s = a.sum();
+                }
+                sums
+            }
+        };
         (served, sums)
     });
     if !served {

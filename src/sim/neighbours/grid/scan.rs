@@ -9,19 +9,19 @@ use super::span::disc_span;
 use super::{Grid, LANES, Neighbourhood, Strip};
 use crate::sim::lanes::{F8, vectorized};
 
-/// Eight clear lanes, eight with every bit set, eight clear: the windows [`lane_mask`] reads.
-static MASKS: [f32; 3 * LANES] = {
-    let mut m = [0.0; 3 * LANES];
+/// Eight lanes of +∞, eight of +0, eight of +∞: the windows [`lane_off`] reads.
+static OFF: [f32; 3 * LANES] = {
+    let mut m = [f32::INFINITY; 3 * LANES];
     let mut i = LANES;
     while i < 2 * LANES {
-        m[i] = f32::from_bits(u32::MAX);
+        m[i] = 0.0;
         i += 1;
     }
     m
 };
 
 /// Eight neighbourhood entries at a time (see [`Grid::lanes`]): offsets from the centre,
-/// velocities, swarm indices as floats, and a mask of the lanes that hold an entry.
+/// velocities, swarm indices as floats, and which lanes hold an entry, as a distance penalty.
 #[derive(Clone, Copy, Debug)]
 pub struct Lanes {
     /// Minimum-image x offsets, px.
@@ -34,8 +34,11 @@ pub struct Lanes {
     pub vy: F8,
     /// Swarm index as a float.
     pub swarm: F8,
-    /// Every bit set where the lane holds an entry of the neighbourhood, none elsewhere.
-    pub valid: F8,
+    /// +0 where the lane holds an entry of the neighbourhood, +∞ elsewhere, px²: added to a
+    /// lane's squared distance it leaves an entry's unchanged (a square is never −0) and puts
+    /// every other lane beyond any radius, so a scan needs no mask of its own. (A float mask
+    /// ANDed into every weight made LLVM split the AVX-512 code into per-lane compares.)
+    pub off: F8,
 }
 
 impl Grid {
@@ -111,7 +114,7 @@ impl Grid {
     /// velocities ([`Lanes`]). An entry goes to lane `m mod 8`, `m` its position in the
     /// neighbourhood's strips taken one after another, so every lane sees the same entries in
     /// the same order however the strips fall (sums over lanes, reduced in a fixed order, are
-    /// then the same on every machine). Entries outside the strips have `valid` clear; the boid
+    /// then the same on every machine). Entries outside the strips have `off` infinite; the boid
     /// at `centre` (if it is an entry) is visited too, at offset exactly zero. Always inlined:
     /// the caller runs it inside `vectorized!` with `visit` (see [`crate::sim::lanes`]).
     /// `WX` / `WY` must be the neighbourhood's `wrap_each` (the caller picks the loop for its
@@ -165,7 +168,7 @@ impl Grid {
                     vx: F8(*vx),
                     vy: F8(*vy),
                     swarm: F8(*swarm),
-                    valid: lane_mask(from, to),
+                    off: lane_off(from, to),
                 });
             }
             lane = (lane + (strip.hi - strip.lo)) % LANES;
@@ -173,10 +176,10 @@ impl Grid {
     }
 }
 
-/// Every bit set in lanes `from..to` (`from ≤ to ≤ 8`), none elsewhere: two windows of
-/// [`MASKS`], the lanes from `from` on and the lanes before `to`.
+/// +0 in lanes `from..to` (`from ≤ to ≤ 8`), +∞ elsewhere: the sum of two windows of
+/// [`OFF`], +∞ before `from` and +∞ from `to` on.
 #[inline(always)]
-pub(super) fn lane_mask(from: usize, to: usize) -> F8 {
+pub(super) fn lane_off(from: usize, to: usize) -> F8 {
     debug_assert!(from <= to && to <= LANES);
-    F8::load(&MASKS, LANES - from) & F8::load(&MASKS, 2 * LANES - to)
+    F8::load(&OFF, LANES - from) + F8::load(&OFF, 2 * LANES - to)
 }

@@ -1,6 +1,6 @@
 //! Tests of the grid's spans and strips of cells.
 
-use super::scan::lane_mask;
+use super::scan::lane_off;
 use super::span::disc_span;
 use super::*;
 
@@ -87,12 +87,17 @@ fn chunks_cover_every_cell_once_in_order() {
 }
 
 #[test]
-fn a_lane_mask_sets_exactly_the_lanes_asked_for() {
+fn a_lane_penalty_clears_exactly_the_lanes_asked_for() {
     for from in 0..=LANES {
         for to in from..=LANES {
-            let got = lane_mask(from, to).0.map(|x| x.to_bits());
-            let want: [u32; LANES] =
-                std::array::from_fn(|j| if (from..to).contains(&j) { u32::MAX } else { 0 });
+            let got = lane_off(from, to).0.map(|x| x.to_bits());
+            let want: [u32; LANES] = std::array::from_fn(|j| {
+                if (from..to).contains(&j) {
+                    0f32.to_bits()
+                } else {
+                    f32::INFINITY.to_bits()
+                }
+            });
             assert_eq!(got, want, "lanes {from}..{to}");
         }
     }
