@@ -33,7 +33,7 @@ pub mod sweep;
 
 use std::time::Duration;
 
-use bevy::app::ScheduleRunnerPlugin;
+use bevy::app::{ScheduleRunnerPlugin, TaskPoolPlugin};
 use bevy::ecs::schedule::ExecutorKind;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
@@ -43,7 +43,7 @@ use crate::sim::checkpoint::{self, Checkpoint, CheckpointError};
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
-use crate::sim::parallel::headless_task_pools;
+use crate::sim::parallel::init_headless_task_pools;
 use crate::sim::schedule::StepMode;
 
 /// A headless simulation: `MinimalPlugins` + [`SimPlugin`], with time advanced by exactly one
@@ -64,10 +64,12 @@ impl Simulation {
     /// app is finished (plugins cannot be added later).
     pub fn with(config: SimConfig, threads: Option<usize>, extend: impl FnOnce(&mut App)) -> Self {
         let dt = Duration::from_secs_f64(config.dt);
+        init_headless_task_pools(threads);
         let mut app = App::new();
         app.add_plugins(
             MinimalPlugins
-                .set(headless_task_pools(threads))
+                .build()
+                .disable::<TaskPoolPlugin>()
                 .disable::<ScheduleRunnerPlugin>(),
         )
         .add_plugins(SimPlugin { config })

@@ -31,15 +31,20 @@ pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
     pools(threads.unwrap_or_else(cores))
 }
 
-/// Task pools for a headless simulation on `threads` threads in all (default: every core). Its
-/// systems run on the calling thread, which also works on every parallel loop it starts (a
-/// Bevy scope runs tasks on the thread waiting for it), so the compute pool gets `threads − 1`
-/// threads; with one thread the loops run inline and the pool (which Bevy needs) stays idle.
-/// `--threads 1` is then one thread, as a peer's single-threaded run is.
-pub fn headless_task_pools(threads: Option<usize>) -> TaskPoolPlugin {
+/// Creates the task pools of a headless simulation on `threads` threads in all (default: every
+/// core), unless the process has them already. Its systems run on the calling thread, which
+/// also works on every parallel loop it starts (a Bevy scope runs tasks on the thread waiting
+/// for it), so the compute pool gets `threads − 1` threads; with one thread the loops run
+/// inline and the pool (which Bevy needs) stays idle. `--threads 1` is then one thread, as a
+/// peer's single-threaded run is. The pools are made here rather than by Bevy's
+/// `TaskPoolPlugin`, which would also tick them from the main thread at the end of every
+/// update — for tasks a headless run never spawns there, at a sixth of a small step's cost.
+pub fn init_headless_task_pools(threads: Option<usize>) {
     let threads = threads.unwrap_or_else(cores).max(1);
     let _ = HEADLESS_THREADS.compare_exchange(0, threads, Ordering::Relaxed, Ordering::Relaxed);
     pools((threads - 1).max(1))
+        .task_pool_options
+        .create_default_pools();
 }
 
 /// Task pools whose compute pool has `cores` threads. Bevy's default gives the compute pool
