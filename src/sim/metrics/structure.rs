@@ -47,12 +47,8 @@ pub fn nearest_same_swarm(
 ) -> Option<f32> {
     let space = snapshot.space();
     let swarm = snapshot.swarm[i];
-    let limit = if space.wraps() {
-        0.5 * space.width.min(space.height) * 0.999
-    } else {
-        f32::INFINITY
-    };
-    let mut r = radius.max(1.0).min(limit);
+    let limit = search_limit(&space);
+    let mut r = first_search_radius(&space, radius);
     loop {
         let mut best = f32::INFINITY;
         index.for_each_within(snapshot.pos[i], r, |j, off| {
@@ -73,6 +69,21 @@ pub fn nearest_same_swarm(
         .filter(|&j| j != i && snapshot.swarm[j] == swarm)
         .map(|j| space.distance(snapshot.pos[i], snapshot.pos[j]))
         .min_by(f32::total_cmp)
+}
+
+/// The largest radius [`nearest_same_swarm`] queries before scanning every boid: just under
+/// half the smaller side on a torus (a larger disc would meet boids twice).
+fn search_limit(space: &Space) -> f32 {
+    if space.wraps() {
+        0.5 * space.width.min(space.height) * 0.999
+    } else {
+        f32::INFINITY
+    }
+}
+
+/// The radius [`nearest_same_swarm`] first queries when asked to start at `radius`.
+fn first_search_radius(space: &Space, radius: f32) -> f32 {
+    radius.max(1.0).min(search_limit(space))
 }
 
 /// Union-find over slots.
@@ -114,31 +125,55 @@ const LINK_BLOCK: usize = 1 << 12;
 /// The flocks of every swarm: connected groups of same-swarm boids linked when closer than their
 /// swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
 /// in ascending order; flocks are ordered by their lowest slot, so the result does not depend on
-/// the order the index visits boids. The links are looked up in parallel, a block of slots at
-/// a time, and joined in slot order.
+/// the order the index visits boids.
 pub fn flocks(
     index: &(impl NeighbourIndex + Sync),
     snapshot: &Snapshot,
     config: &SimConfig,
 ) -> [Vec<Vec<usize>>; 3] {
+    flocks_and_nearest(index, snapshot, config).0
+}
+
+/// [`flocks`], and by slot the distance to the nearest other boid of the same swarm within the
+/// swarm's alignment radius (+∞ where there is none: [`nearest_same_swarm`] searches further),
+/// from one query per boid: the sample's nearest-neighbour search starts at that radius, so
+/// the same query serves both. The links are looked up in parallel, a block of slots at a
+/// time, and joined in slot order.
+pub fn flocks_and_nearest(
+    index: &(impl NeighbourIndex + Sync),
+    snapshot: &Snapshot,
+    config: &SimConfig,
+) -> ([Vec<Vec<usize>>; 3], Vec<f32>) {
     let n = snapshot.len();
     let mut groups = Groups::new(n);
+    let mut nearest = Vec::with_capacity(n);
     for block in (0..n).step_by(LINK_BLOCK) {
-        let links: Vec<(u32, u32)> = map_chunks((n - block).min(LINK_BLOCK), |range| {
-            let mut out = Vec::new();
+        let parts = map_chunks((n - block).min(LINK_BLOCK), |range| {
+            let (mut links, mut near) = (Vec::new(), Vec::with_capacity(range.len()));
             for i in block + range.start..block + range.end {
                 let swarm = snapshot.swarm[i];
                 let r = config.swarms.get(swarm).alignment_radius;
-                index.for_each_within(snapshot.pos[i], r, |j, _| {
-                    if j > i && snapshot.swarm[j] == swarm {
-                        out.push((i as u32, j as u32));
+                // The nearest search's own first query (always, unless the radius is under a
+                // pixel or near half the world); otherwise it searches on its own.
+                let same_search = first_search_radius(&snapshot.space(), r) == r;
+                let mut best = f32::INFINITY;
+                index.for_each_within(snapshot.pos[i], r, |j, off| {
+                    if j != i && snapshot.swarm[j] == swarm {
+                        best = best.min(off.length());
+                        if j > i {
+                            links.push((i as u32, j as u32));
+                        }
                     }
                 });
+                near.push(if same_search { best } else { f32::INFINITY });
             }
-            out
+            vec![(links, near)]
         });
-        for (i, j) in links {
-            groups.join(i, j);
+        for (links, near) in parts {
+            for (i, j) in links {
+                groups.join(i, j);
+            }
+            nearest.extend(near);
         }
     }
     // Every slot's root, and each flock's size, so each list is allocated once at its size.
@@ -163,7 +198,7 @@ pub fn flocks(
         }
         list[flock[r] as usize].push(i);
     }
-    out
+    (out, nearest)
 }
 
 /// Number of flocks per swarm (see [`flocks`]).

@@ -74,6 +74,44 @@ fn nearest_neighbour_and_flocks() {
     }
 }
 
+#[test]
+fn one_query_per_boid_gives_its_nearest_within_the_radius_and_the_flocks() {
+    // Random boids of all three swarms, a third against an edge or a corner, on every backend:
+    // the fused pass's distance is the nearest search's own answer, bit for bit, wherever
+    // that search finds someone within the alignment radius, and +∞ exactly where it does
+    // not; its flocks are `flocks`'.
+    let space = Space::torus(600.0, 400.0);
+    let s = crate::sim::neighbours::test_support::random_snapshot(space, 200, 11);
+    let b = AllBackends::new(s, 50.0);
+    let config = SimConfig::default();
+    for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
+        let idx = b.get(kind);
+        let (fused, nearest) = flocks_and_nearest(&idx, &b.snapshot, &config);
+        assert_eq!(fused, flocks(&idx, &b.snapshot, &config));
+        let (mut within, mut beyond) = (0, 0);
+        for (i, &d) in nearest.iter().enumerate() {
+            let r = config.swarms.get(b.snapshot.swarm[i]).alignment_radius;
+            let searched = nearest_same_swarm(&idx, &b.snapshot, i, r);
+            if d.is_finite() {
+                assert_eq!(
+                    Some(d.to_bits()),
+                    searched.map(f32::to_bits),
+                    "{kind:?} slot {i}"
+                );
+                within += 1;
+            } else {
+                assert!(
+                    searched.is_none_or(|x| x >= r),
+                    "{kind:?} slot {i}: {searched:?}"
+                );
+                beyond += 1;
+            }
+        }
+        // Both cases occur (about one boid in ten has no one of its swarm that close).
+        assert!(within > 0 && beyond > 0, "{kind:?}: {within} / {beyond}");
+    }
+}
+
 /// A snapshot of one swarm from positions and velocities, on a 1000 × 1000 torus.
 fn flock(pts: &[(Vec2, Vec2)]) -> Snapshot {
     let rows: Vec<(Vec2, Vec2, Swarm)> = pts.iter().map(|&(p, v)| (p, v, Swarm::Normal)).collect();

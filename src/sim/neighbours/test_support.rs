@@ -36,3 +36,5 @@ impl AllBackends {
         index_ref(kind, &self.snapshot, &self.kdtree, &self.grid)
     }
 }
+
+pub(crate) use super::snapshot::tests::random_snapshot;
