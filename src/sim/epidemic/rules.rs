@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use crate::sim::agent::Disease;
 use crate::sim::clock::is_due;
 use crate::sim::config::{EpidemicConfig, SimConfig};
-use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot};
+use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot, SubsetIndex};
 use crate::sim::parallel::{map_chunks, map_light_chunks};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
@@ -198,23 +198,21 @@ impl EpidemicStep<'_> {
         if sources.is_empty() || !(0..s.len()).any(&is_target) {
             return Vec::new();
         }
-        // A few sources (early in an outbreak, a handful of doctors): one query each, rather
-        // than a traversal of every boid's neighbourhood. The pairs are the same set (callers
-        // resolve them order-free).
-        if sources.len() * FEW_SOURCES < s.len() {
-            return map_chunks(sources.len(), |range| {
-                let mut out = Vec::new();
-                for &j in &sources[range] {
-                    self.index.for_each_within(s.pos[j], radius(j), |i, _| {
-                        if is_target(i) && decides(i, j) {
-                            out.push((i, j));
-                        }
-                    });
-                }
-                out
-            });
-        }
         let reach = sources.iter().map(|&j| radius(j)).fold(0.0, f32::max);
+        // A few sources (early in an outbreak, a handful of doctors): one query each, rather
+        // than a traversal of every boid's neighbourhood; where the targets are few as well (the
+        // infected a doctor may cure), the queries go to a grid of the targets alone, so they
+        // examine targets only. The pairs are the same set (every index reports the same boids;
+        // callers resolve them order-free).
+        if sources.len() * FEW_SOURCES < s.len() {
+            let targets = (0..s.len()).filter(|&i| is_target(i)).count();
+            if targets * FEW_SOURCES < s.len() {
+                let mut subset = SubsetIndex::default();
+                subset.rebuild(s, reach, &is_target);
+                return self.query_each(&sources, &subset, &is_target, &radius, &decides);
+            }
+            return self.query_each(&sources, self.index, &is_target, &radius, &decides);
+        }
         // Most sources pass nothing on in a step: their entry is one null pointer, not an
         // empty list's 24 bytes.
         let by_source: Vec<Option<Box<Vec<(usize, usize)>>>> =
@@ -233,6 +231,30 @@ impl EpidemicStep<'_> {
             .flatten()
             .flat_map(|pairs| *pairs)
             .collect()
+    }
+
+    /// The pairs `decides` accepts among the targets within `radius(j)` of each source `j` of
+    /// `sources`, by one query of `index` per source, in parallel.
+    fn query_each(
+        &self,
+        sources: &[usize],
+        index: &(impl NeighbourIndex + Sync),
+        is_target: &(impl Fn(usize) -> bool + Sync),
+        radius: &(impl Fn(usize) -> f32 + Sync),
+        decides: &(impl Fn(usize, usize) -> bool + Sync),
+    ) -> Vec<(usize, usize)> {
+        let s = self.snapshot;
+        map_chunks(sources.len(), |range| {
+            let mut out = Vec::new();
+            for &j in &sources[range] {
+                index.for_each_within(s.pos[j], radius(j), |i, _| {
+                    if is_target(i) && decides(i, j) {
+                        out.push((i, j));
+                    }
+                });
+            }
+            out
+        })
     }
 
     /// Every (target, infector) pair of the step's contact infections (docs/model.md §5.2): each

@@ -457,14 +457,20 @@ fn pairs_are_brute_forces_with_few_sources_or_many() {
         cross_swarm_infection: true,
         ..default()
     };
-    // Two infected in 400 boids: one query per source; half of them: the full traversal.
-    for share in [0.0, 0.5] {
+    // Two infected in 400 boids: contacts by one query per source (cures by the traversal, a
+    // third being doctors); half of them infected: the full traversal; a tenth doctors and a
+    // few infected: cures by one query per doctor on a grid of the infected alone.
+    for (share, every_doctor) in [(0.0, None), (0.5, None), (0.02, Some(10))] {
         let boids: Vec<_> = (0..400)
             .map(|k| {
                 // Crowded about the seam, so each source has neighbours on both sides of it.
                 let mut coordinate = || (rng.random_range(-150.0..150.0f32) + 1000.0) % 1000.0;
                 let pos = Vec2::new(coordinate(), coordinate());
-                let swarm = Swarm::ALL[rng.random_range(0..3)];
+                let swarm = match every_doctor {
+                    None => Swarm::ALL[rng.random_range(0..3)],
+                    Some(m) if k % m == 0 => Swarm::Doctor,
+                    Some(_) => [Swarm::Normal, Swarm::Antivax][rng.random_range(0..2)],
+                };
                 let sick = k < 2 || rng.random_bool(share);
                 (pos, swarm, if sick { I0 } else { S })
             })
@@ -493,6 +499,16 @@ fn pairs_are_brute_forces_with_few_sources_or_many() {
             contacts.len() > 10 && cures.len() > 10,
             "{share}: {contacts:?} {cures:?}"
         );
+        if every_doctor.is_some() {
+            // Few doctors and few infected: the path through a grid of the targets.
+            let count = |f: &dyn Fn(usize) -> bool| (0..s.len()).filter(|&i| f(i)).count();
+            let doctors = count(&|i| s.swarm[i] == Swarm::Doctor);
+            let infected = count(&|i| s.disease[i].is_infected());
+            assert!(
+                doctors * 8 < s.len() && infected * 8 < s.len(),
+                "{doctors} {infected}"
+            );
+        }
         for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
             let index = b.get(kind);
             let step = EpidemicStep {
