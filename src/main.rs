@@ -1,8 +1,9 @@
 //! The `pandemic-boids` binary: the command line and the window on a desktop (`cli`); in a
 //! browser, the app started from the page's address (`view::web`). With `export=S` in the
 //! address, the page first runs the same simulation headless to S simulated seconds and puts its
-//! metrics into the page, so a test can compare them with `pandemic-boids run`; with `t=S` the
-//! app opens at S simulated seconds (replayed, paused).
+//! metrics into the page, so a test can compare them with `pandemic-boids run` (and says in the
+//! console when that run starts and ends, which `web/bench.sh` times); with `t=S` the app opens
+//! at S simulated seconds (replayed, paused).
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -16,7 +17,13 @@ fn main() {
     let (config, link) = web::link_from_page();
     if let Some(until) = link.export {
         let mut sim = Simulation::new(config.clone(), Some(1));
+        web::log("export: run started");
         sim.run_until(until);
+        web::log(&format!(
+            "export: run finished, {} steps, vector path {}",
+            sim.clock().step,
+            pandemic_boids::sim::lanes::Path::current().describe()
+        ));
         let rows: Vec<_> = sim
             .samples()
             .iter()

@@ -2,6 +2,7 @@
 # Shared by the browser tests: serves web/dist on a free local port and runs headless Chromium
 # (Debian's `chromium`; WebGL2 through its software renderer, SwiftShader) on a page address.
 # usage: web/serve-and-open.sh 'QUERY' CHROMIUM-ARGS...   e.g. '?seed=7' --screenshot=out.png
+# Chromium's own messages are dropped unless CHROMIUM_STDERR names a file for them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -f web/dist/index.html ]] || { echo "web/dist is missing; run web/build.sh first" >&2; exit 2; }
@@ -15,5 +16,5 @@ sleep 1
 profile=$(mktemp -d)
 chromium --headless=new --no-sandbox --user-data-dir="$profile" \
   --use-angle=swiftshader --enable-unsafe-swiftshader --ignore-gpu-blocklist \
-  --window-size=1600,900 "$@" "http://127.0.0.1:$port/index.html$query" 2>/dev/null
+  --window-size=1600,900 "$@" "http://127.0.0.1:$port/index.html$query" 2>"${CHROMIUM_STDERR:-/dev/null}"
 rm -rf "$profile"
