@@ -12,9 +12,9 @@ mod tests;
 
 pub use sample::{Cell, GroupSample, Measure, SWARM_MEASURES, Sample, Spread};
 pub use structure::{
-    MIN_SHAPED_FLOCK, coefficient_of_variation, cohesion_and_rms, elongation, flock_counts,
-    flock_structure, flocks, flocks_and_nearest, milling, nearest_same_swarm, offsets_from_centre,
-    polarisation,
+    MIN_SHAPED_FLOCK, coefficient_of_variation, coefficient_of_variation_of, cohesion_and_rms,
+    elongation, flock_counts, flock_structure, flocks, flocks_and_nearest, milling,
+    nearest_same_swarm, offsets_from_centre, polarisation,
 };
 
 use bevy::prelude::*;
@@ -105,7 +105,22 @@ pub fn measure(
     growth_rate_per_s: f64,
 ) -> Sample {
     let space = snapshot.space();
-    let (all_flocks, nearest) = flocks_and_nearest(index, snapshot, config);
+    let (all_flocks, mut nearest) = flocks_and_nearest(index, snapshot, config);
+    // Found within the alignment radius with the flock links; searched further, in parallel,
+    // only for the few boids with no one of their swarm that close (NaN: alone in its swarm).
+    let alignment = |i: usize| config.swarms.get(snapshot.swarm[i]).alignment_radius;
+    let far: Vec<usize> = (0..snapshot.len())
+        .filter(|&i| !nearest[i].is_finite())
+        .collect();
+    let found = map_chunks(far.len(), |range| {
+        far[range]
+            .iter()
+            .map(|&i| nearest_same_swarm(index, snapshot, i, alignment(i)).unwrap_or(f32::NAN))
+            .collect()
+    });
+    for (&i, d) in far.iter().zip(found) {
+        nearest[i] = d;
+    }
     let counts = count_by_swarm(snapshot);
     let mut sample = Sample {
         time_s,
@@ -115,9 +130,9 @@ pub fn measure(
     let mut points: Vec<Vec2> = Vec::new();
     for swarm in Swarm::ALL {
         let k = swarm.index();
-        let slots: Vec<usize> = (0..snapshot.len())
-            .filter(|&i| snapshot.swarm[i] == swarm)
-            .collect();
+        // The swarm's slots in order, read where needed rather than kept in a list (a list of
+        // every boid's slot would be the sample's largest array).
+        let slots = || (0..snapshot.len()).filter(move |&i| snapshot.swarm[i] == swarm);
         let g = &mut sample.swarms[k];
         let c = counts[k];
         (g.alive, g.susceptible, g.infected, g.recovered) =
@@ -125,37 +140,31 @@ pub fn measure(
         g.dead = tally.dead[k];
         g.born = tally.born[k];
         g.caught = tally.caught[k];
-        if slots.is_empty() {
+        let members = slots().count();
+        if members == 0 {
             continue;
         }
-        g.polarisation = polarisation(slots.iter().map(|&i| snapshot.vel[i]));
+        g.polarisation = polarisation(slots().map(|i| snapshot.vel[i]));
         points.clear();
-        points.extend(slots.iter().map(|&i| snapshot.pos[i]));
+        points.extend(slots().map(|i| snapshot.pos[i]));
         (g.cohesion_px, g.rms_separation_px) = cohesion_and_rms(&space, &points);
-        let start = config.swarms.get(swarm).alignment_radius;
-        // Found within the alignment radius with the flock links; searched further only for the
-        // few boids with no one of their swarm that close. In slot order, as found (f32: half the
-        // memory of f64, the same sums).
-        let nn: Vec<f32> = map_chunks(slots.len(), |range| {
-            slots[range]
-                .iter()
-                .filter_map(|&i| match nearest[i] {
-                    d if d.is_finite() => Some(d),
-                    _ => nearest_same_swarm(index, snapshot, i, start),
-                })
-                .collect()
-        });
-        g.nearest_neighbour_px = (!nn.is_empty())
-            .then(|| nn.iter().map(|&d| f64::from(d)).sum::<f64>() / nn.len() as f64);
-        g.nn_cv = coefficient_of_variation(&nn);
+        // The nearest distances in slot order, as found (f32: the same sums as before).
+        let nn = || {
+            slots()
+                .map(|i| nearest[i])
+                .filter(|d| !d.is_nan())
+                .map(f64::from)
+        };
+        let found = nn().count();
+        g.nearest_neighbour_px = (found > 0).then(|| nn().sum::<f64>() / found as f64);
+        g.nn_cv = coefficient_of_variation_of(nn());
         g.flocks = Some(all_flocks[k].len() as u64);
         (g.largest_flock_frac, g.milling, g.elongation) = flock_structure(snapshot, &all_flocks[k]);
         g.mean_speed_px_s = Some(
-            slots
-                .iter()
-                .map(|&i| snapshot.vel[i].length() as f64)
+            slots()
+                .map(|i| snapshot.vel[i].length() as f64)
                 .sum::<f64>()
-                / slots.len() as f64,
+                / members as f64,
         );
     }
     let o = &mut sample.overall;

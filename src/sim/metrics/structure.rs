@@ -213,15 +213,21 @@ pub fn flock_counts(
 /// Standard deviation (population) over mean; `None` for fewer than two values or a zero
 /// mean. The `nn_cv` of docs/model.md §8 applied to nearest-neighbour distances.
 pub fn coefficient_of_variation<X: Copy + Into<f64>>(xs: &[X]) -> Option<f64> {
-    if xs.len() < 2 {
+    coefficient_of_variation_of(xs.iter().map(|&x| x.into()))
+}
+
+/// [`coefficient_of_variation`] of the values an iterator gives (read three times, in order).
+pub fn coefficient_of_variation_of(xs: impl Iterator<Item = f64> + Clone) -> Option<f64> {
+    let n = xs.clone().count();
+    if n < 2 {
         return None;
     }
-    let n = xs.len() as f64;
-    let mean = xs.iter().map(|&x| x.into()).sum::<f64>() / n;
+    let n = n as f64;
+    let mean = xs.clone().sum::<f64>() / n;
     if mean <= 0.0 {
         return None;
     }
-    let var = xs.iter().map(|&x| (x.into() - mean).powi(2)).sum::<f64>() / n;
+    let var = xs.map(|x| (x - mean).powi(2)).sum::<f64>() / n;
     Some(var.sqrt() / mean)
 }
 
