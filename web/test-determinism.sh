@@ -2,6 +2,9 @@
 # A shared link gives the command line's run: opens ?scenario=sir&seed=7&export=S in headless
 # Chromium, reads the metrics the page puts into <pre id="metrics"> at S simulated seconds, runs
 # `pandemic-boids run` with the same scenario and seed, and compares every row sampled before S.
+# SECONDS_SIM=S (default 10); BIN=PATH to compare with a binary you have. Prints "OK: identical,
+# byte for byte" when every row is; "OK: every count identical; measures agree to …" when only
+# the last digit of some measures differs (a browser whose maths rounds differently).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${SECONDS_SIM:-10}
@@ -9,8 +12,20 @@ query="?scenario=sir&seed=7&set=swarms.normal.count=150&export=$seconds"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 web/serve-and-open.sh "$query" --virtual-time-budget=${WAIT_MS:-90000} --dump-dom > "$tmp/page.html"
-cargo run --release --quiet -- run --quiet --scenario assets/scenarios/sir.toml --seed 7 \
-  --set swarms.normal.count=150 --duration "$seconds" --out "$tmp/cli" >/dev/null 2>&1
+# The command line: BIN=PATH uses a binary you have; otherwise the release build (built first if
+# it is missing or out of date; the first build takes 15-20 minutes).
+bin=${BIN:-}
+if [[ -z "$bin" ]]; then
+  echo "building the command line if needed: cargo build --release" >&2
+  cargo build --release --quiet || { echo "FAILED: cargo build --release failed" >&2; exit 1; }
+  bin=${CARGO_TARGET_DIR:-target}/release/pandemic-boids
+fi
+if ! "$bin" run --quiet --scenario assets/scenarios/sir.toml --seed 7 \
+  --set swarms.normal.count=150 --duration "$seconds" --out "$tmp/cli" >/dev/null 2>"$tmp/cli.err"; then
+  echo "FAILED: the command-line run ($bin) failed:" >&2
+  tail -5 "$tmp/cli.err" >&2
+  exit 1
+fi
 python3 - "$tmp/page.html" "$tmp/cli/metrics.csv" "$seconds" <<'PY'
 import html, re, sys
 page, cli, seconds = open(sys.argv[1]).read(), open(sys.argv[2]).read(), float(sys.argv[3])

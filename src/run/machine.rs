@@ -15,7 +15,8 @@ pub struct Machine {
     /// Logical cores available to the process.
     pub cores: usize,
     /// The CPU's vector extensions that mark its level, narrowest first (x86-64: sse2, sse4.2,
-    /// avx, fma, avx2, avx512vl, avx512f; the SSE3/SSSE3/SSE4.1 between them are not listed).
+    /// avx, fma, avx2, then the AVX-512 parts the avx512 path needs, avx512vl, avx512bw,
+    /// avx512dq and avx512f; the SSE3/SSSE3/SSE4.1 between them are not listed).
     pub vector_extensions: Vec<&'static str>,
     /// The widest of them, e.g. "avx2".
     pub widest_vector_extension: &'static str,
@@ -79,6 +80,8 @@ fn vector_extensions() -> Vec<&'static str> {
         ("fma", has!("fma")),
         ("avx2", has!("avx2")),
         ("avx512vl", has!("avx512vl")),
+        ("avx512bw", has!("avx512bw")),
+        ("avx512dq", has!("avx512dq")),
         ("avx512f", has!("avx512f")),
     ];
     all.into_iter()

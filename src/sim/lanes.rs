@@ -291,7 +291,10 @@ impl Path {
         }
         let names = PATHS.map(Path::name).join(", ");
         let path = Path::parse(&value).ok_or_else(|| {
-            format!("{ENV}={value:?} is not a vector path: use one of {names}, or unset it")
+            format!(
+                "{ENV}={value:?} is not a vector path: use one of {names} (sse2 is baseline), \
+                 or unset it"
+            )
         })?;
         if !path.supported() {
             let can: Vec<_> = PATHS
