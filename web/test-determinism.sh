@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A shared link gives the command line's run: opens ?scenario=sir&seed=7&export=S in headless
-# Chromium, reads the metrics the page puts into <pre id="metrics"> at S simulated seconds, runs
-# `pandemic-boids run` with the same scenario and seed, and compares every row sampled before S.
+# A shared link gives the command line's run: opens
+# ?scenario=sir&seed=7&set=swarms.normal.count=150&export=S in headless Chromium, reads the
+# metrics the page puts into <pre id="metrics"> at S simulated seconds, runs `pandemic-boids
+# run` with the same scenario, seed and override, and compares every row sampled before S.
 # SECONDS_SIM=S (default 10); BIN=PATH to compare with a binary you have. Prints "OK: identical,
 # byte for byte" when every row is; "OK: every count identical; measures agree to …" when only
 # the last digit of some measures differs (a browser whose maths rounds differently).
