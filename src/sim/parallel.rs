@@ -98,6 +98,15 @@ macro_rules! for_each_item {
     };
 }
 
+/// How many threads compute: one with `--threads 1` (see [`serial`]), else the compute pool's
+/// and the calling thread (which works on the loops it starts).
+pub fn workers() -> usize {
+    if serial() {
+        return 1;
+    }
+    ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1
+}
+
 /// How many parts work on `n` items is split into: one (on the calling thread) below
 /// [`MIN_PARALLEL`] items or with one thread, otherwise about four per thread, each of at
 /// least a quarter of [`MIN_PARALLEL`] items.
@@ -105,8 +114,7 @@ pub fn parts_for(n: usize) -> usize {
     if n < MIN_PARALLEL || serial() {
         return 1;
     }
-    let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1;
-    (threads * 4).min(n.div_ceil(MIN_PARALLEL / 4))
+    (workers() * 4).min(n.div_ceil(MIN_PARALLEL / 4))
 }
 
 /// [`map_chunks`] for work of tens of nanoseconds per item: on the calling thread below

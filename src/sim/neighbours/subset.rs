@@ -15,7 +15,7 @@ pub struct SubsetIndex(Grid);
 impl SubsetIndex {
     /// Rebuilds the index over the slots of `snapshot` that pass `keep`, with cells at least
     /// `cell` px wide (the radius its searches usually use).
-    pub fn rebuild(&mut self, snapshot: &Snapshot, cell: f32, keep: impl Fn(usize) -> bool) {
+    pub fn rebuild(&mut self, snapshot: &Snapshot, cell: f32, keep: impl Fn(usize) -> bool + Sync) {
         self.0.rebuild_subset(snapshot, cell, keep);
     }
 }

@@ -16,7 +16,7 @@ mod tests;
 pub use self::scan::Lanes;
 use self::span::{Span, span};
 use super::Snapshot;
-use crate::sim::parallel::{for_each_part, parts_for};
+use crate::sim::parallel::{SERIAL_BELOW, fill, for_each_part, parts_for, workers};
 use crate::sim::space::{Space, wrap_axis};
 use crate::sim::swarm::Swarm;
 
@@ -135,12 +135,35 @@ impl Grid {
 
     /// Rebuilds the grid over only the boids whose slot passes `keep` (e.g. the infected, for
     /// a doctor's search): queries then examine only those, and still report snapshot slots.
-    pub fn rebuild_subset(&mut self, snapshot: &Snapshot, cell: f32, keep: impl Fn(usize) -> bool) {
+    /// A counting sort, stable (each cell keeps its boids in slot order): the cells worked out
+    /// in parallel, counted and prefix-summed, then scattered in parallel, each thread writing
+    /// the entries of its own run of cells (every thread reads every boid's cell and keeps its
+    /// own), so the arrays do not depend on the number of threads.
+    pub fn rebuild_subset(
+        &mut self,
+        snapshot: &Snapshot,
+        cell: f32,
+        keep: impl Fn(usize) -> bool + Sync,
+    ) {
+        // One thread for a few boids, where waking another costs more than the work.
+        let threads = if snapshot.len() < SERIAL_BELOW {
+            1
+        } else {
+            workers()
+        };
+        self.rebuild_on(snapshot, cell, keep, threads);
+    }
+
+    /// [`Grid::rebuild_subset`] with the scatter split over `threads` runs of cells.
+    fn rebuild_on(
+        &mut self,
+        snapshot: &Snapshot,
+        cell: f32,
+        keep: impl Fn(usize) -> bool + Sync,
+        threads: usize,
+    ) {
         let space = snapshot.space();
-        self.cell_of_slot.clear();
-        self.cell_of_slot
-            .extend((0..snapshot.len()).map(|i| if keep(i) { 0 } else { u32::MAX }));
-        let n = self.cell_of_slot.iter().filter(|&&c| c != u32::MAX).count();
+        let n = (0..snapshot.len()).filter(|&i| keep(i)).count();
         let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
         let mut cell = cell.max(1e-3);
         let count = |c: f32| {
@@ -157,18 +180,24 @@ impl Grid {
         self.cell_h = space.height / self.rows as f32;
         let cells = self.cols * self.rows;
 
-        // Counting sort: count, prefix-sum, scatter (stable, so each cell stays in slot order).
+        // Each boid's cell (u32::MAX for those not kept), then the count of each cell.
+        let mut cell_of_slot = std::mem::take(&mut self.cell_of_slot);
+        cell_of_slot.resize(snapshot.len(), 0);
+        let grid = &*self;
+        fill(&mut cell_of_slot, |slot| {
+            if keep(slot) {
+                grid.cell_index_of(snapshot.pos[slot]) as u32
+            } else {
+                u32::MAX
+            }
+        });
         self.start.clear();
         self.start.resize(cells + 1, 0);
-        let mut cell_of_slot = std::mem::take(&mut self.cell_of_slot);
-        for (slot, c) in cell_of_slot.iter_mut().enumerate() {
-            if *c != u32::MAX {
-                let cell = self.cell_index_of(snapshot.pos[slot]);
-                *c = cell as u32;
-                self.start[cell + 1] += 1;
+        for &c in &cell_of_slot {
+            if c != u32::MAX {
+                self.start[c as usize + 1] += 1;
             }
         }
-        self.cell_of_slot = cell_of_slot;
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
         }
@@ -183,38 +212,76 @@ impl Grid {
             &mut self.swarm_f,
         ] {
             a.resize(padded, 0.0);
+            a[..LANES].fill(FAR);
+            a[n + LANES..].fill(FAR);
         }
+        for a in [&mut self.vx, &mut self.vy] {
+            a[..LANES].fill(0.0);
+            a[n + LANES..].fill(0.0);
+        }
+        self.swarm_f[..LANES].fill(-1.0);
+        self.swarm_f[n + LANES..].fill(-1.0);
+
+        // The scatter: runs of cells with about the same number of entries, one per thread.
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.start[..cells]);
-        for (slot, &c) in self.cell_of_slot.iter().enumerate() {
-            if c == u32::MAX {
-                continue;
+        let bounds = scatter_bounds(&self.start, threads);
+        let mut parts = Vec::with_capacity(bounds.len());
+        {
+            let mut cursor = self.cursor.as_mut_slice();
+            let mut slot = self.slot.as_mut_slice();
+            let mut swarm = self.swarm.as_mut_slice();
+            let mut columns = [
+                &mut self.x[LANES..n + LANES],
+                &mut self.y[LANES..n + LANES],
+                &mut self.vx[LANES..n + LANES],
+                &mut self.vy[LANES..n + LANES],
+                &mut self.swarm_f[LANES..n + LANES],
+            ];
+            for w in bounds.windows(2) {
+                let (c0, c1) = (w[0], w[1]);
+                let entries = (self.start[c1] - self.start[c0]) as usize;
+                let cur;
+                (cur, cursor) = std::mem::take(&mut cursor).split_at_mut(c1 - c0);
+                let sl;
+                (sl, slot) = std::mem::take(&mut slot).split_at_mut(entries);
+                let sw;
+                (sw, swarm) = std::mem::take(&mut swarm).split_at_mut(entries);
+                let cols = columns.each_mut().map(|col| {
+                    let head;
+                    (head, *col) = std::mem::take(col).split_at_mut(entries);
+                    head
+                });
+                parts.push((c0..c1, self.start[c0], cur, sl, sw, cols));
             }
-            let entry = self.cursor[c as usize] as usize;
-            self.cursor[c as usize] += 1;
-            let (p, v) = (snapshot.pos[slot], snapshot.vel[slot]);
-            self.slot[entry] = slot as u32;
-            self.swarm[entry] = snapshot.swarm[slot];
-            let at = entry + LANES;
-            self.x[at] = p.x;
-            self.y[at] = p.y;
-            self.vx[at] = v.x;
-            self.vy[at] = v.y;
-            // An isolated boid is of no swarm for alignment and cohesion (it attracts no one)
-            // but is still kept apart from (docs/model.md §11).
-            self.swarm_f[at] = if snapshot.isolated[slot] {
-                -2.0
-            } else {
-                snapshot.swarm[slot].index() as f32
-            };
         }
-        for at in (0..LANES).chain(n + LANES..padded) {
-            self.x[at] = FAR;
-            self.y[at] = FAR;
-            self.vx[at] = 0.0;
-            self.vy[at] = 0.0;
-            self.swarm_f[at] = -1.0;
-        }
+        for_each_part(parts, |(run, base, cursor, slot_out, swarm_out, cols)| {
+            let [x, y, vx, vy, swarm_f] = cols;
+            let (c0, c1) = (run.start as u32, run.end as u32);
+            for (slot, &c) in cell_of_slot.iter().enumerate() {
+                if c < c0 || c >= c1 {
+                    continue;
+                }
+                let k = (c - c0) as usize;
+                let entry = (cursor[k] - base) as usize;
+                cursor[k] += 1;
+                let (p, v) = (snapshot.pos[slot], snapshot.vel[slot]);
+                slot_out[entry] = slot as u32;
+                swarm_out[entry] = snapshot.swarm[slot];
+                x[entry] = p.x;
+                y[entry] = p.y;
+                vx[entry] = v.x;
+                vy[entry] = v.y;
+                // An isolated boid is of no swarm for alignment and cohesion (it attracts no
+                // one) but is still kept apart from (docs/model.md §11).
+                swarm_f[entry] = if snapshot.isolated[slot] {
+                    -2.0
+                } else {
+                    snapshot.swarm[slot].index() as f32
+                };
+            }
+        });
+        self.cell_of_slot = cell_of_slot;
     }
 
     /// Columns and rows of cells.
@@ -384,6 +451,23 @@ impl Grid {
         permute_in_place(&mut out, |e| self.slot[e] as usize);
         out
     }
+}
+
+/// Cell boundaries `0 = b_0 ≤ … ≤ b_k = cells` of `k = parts` runs of cells with about the same
+/// number of entries each (`start` as [`Grid::start`]): where the cumulative count first
+/// reaches each `i/k` of the entries.
+fn scatter_bounds(start: &[u32], parts: usize) -> Vec<usize> {
+    let cells = start.len() - 1;
+    let n = start[cells] as usize;
+    let parts = parts.clamp(1, n.max(1));
+    let mut b = vec![0];
+    for i in 1..parts {
+        let want = (n * i / parts) as u32;
+        let c = start.partition_point(|&s| s < want).min(cells);
+        b.push(c.max(*b.last().expect("starts at 0")));
+    }
+    b.push(cells);
+    b
 }
 
 /// Cell boundaries `0 = b_0 < … < b_k = cells` of the chunks [`Grid::map_by_cell`] works in:

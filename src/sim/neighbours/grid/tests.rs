@@ -77,6 +77,66 @@ fn permuting_in_place_is_scattering_to_a_copy() {
 }
 
 #[test]
+fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
+    use crate::sim::neighbours::test_support::random_snapshot;
+    let fields = |g: &Grid| {
+        let bits = |a: &[f32]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        (
+            (g.start.clone(), g.slot.clone(), g.swarm.clone()),
+            [&g.x, &g.y, &g.vx, &g.vy, &g.swarm_f].map(|a| bits(a)),
+        )
+    };
+    for (n, seed) in [(0, 1), (1, 2), (7, 3), (500, 4), (3000, 5)] {
+        let space = Space::torus(640.0, 480.0);
+        let mut snapshot = random_snapshot(space, n, seed);
+        if n > 0 {
+            snapshot.isolated[n / 2] = true;
+        }
+        // Every boid, and every third one (a subset grid).
+        let keeps: [fn(usize) -> bool; 2] = [|_| true, |i| i % 3 == 0];
+        for keep in keeps {
+            let mut one = Grid::default();
+            one.rebuild_on(&snapshot, 50.0, keep, 1);
+            // One thread is the plain counting sort: cells in order, each in slot order.
+            for c in 0..one.cols * one.rows {
+                let run = &one.slot[one.start[c] as usize..one.start[c + 1] as usize];
+                assert!(
+                    run.windows(2).all(|w| w[0] < w[1]),
+                    "cell {c} out of slot order"
+                );
+                for &slot in run {
+                    assert_eq!(one.cell_index_of(snapshot.pos[slot as usize]), c);
+                }
+            }
+            for threads in [2, 3, 8, 5000] {
+                let mut many = Grid::default();
+                many.rebuild_on(&snapshot, 50.0, keep, threads);
+                assert!(
+                    fields(&many) == fields(&one),
+                    "n = {n}, {threads} threads: another grid"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn scatter_runs_cover_every_cell_once_in_order_with_even_entries() {
+    // Cells holding 0, 5, 0, 0, 1, 4 entries (10 in all).
+    let start = [0, 0, 5, 5, 5, 6, 10];
+    for parts in [1, 2, 3, 10, 50] {
+        let b = scatter_bounds(&start, parts);
+        assert_eq!(b.first(), Some(&0));
+        assert_eq!(b.last(), Some(&6));
+        assert!(b.windows(2).all(|w| w[0] <= w[1]), "{b:?}");
+    }
+    // Two runs: the first reaches half the entries (5) at cell 2.
+    assert_eq!(scatter_bounds(&start, 2), vec![0, 2, 6]);
+    // No entries: one run.
+    assert_eq!(scatter_bounds(&[0, 0, 0], 4), vec![0, 2]);
+}
+
+#[test]
 fn chunks_cover_every_cell_once_in_order() {
     for (cells, entries) in [(1, 0), (1, 10), (12, 130), (4096, 100_000), (7, 1_000_000)] {
         let b = chunk_bounds(cells, entries);
