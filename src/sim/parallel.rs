@@ -80,7 +80,7 @@ fn pools(cores: usize) -> TaskPoolPlugin {
 const MIN_PARALLEL: usize = 256;
 
 /// Queries with fewer entities than this are iterated inline by [`for_each_item!`], and
-/// [`map_light_chunks`] runs inline below it: for a few hundred boids, waking the pool costs
+/// [`map_light_chunks`] and the grid's build run inline below it: for a few hundred boids, waking the pool costs
 /// more than the work.
 pub const SERIAL_BELOW: usize = 2048;
 
@@ -98,13 +98,18 @@ macro_rules! for_each_item {
     };
 }
 
-/// How many threads compute: one with `--threads 1` (see [`serial`]), else the compute pool's
-/// and the calling thread (which works on the loops it starts).
+/// How many threads compute: one with `--threads 1` (see [`serial`]) and in the browser
+/// (one thread there); in a headless run the compute pool's and the calling thread (which
+/// works on the loops it starts); in the window the compute pool's (the systems run on it).
 pub fn workers() -> usize {
-    if serial() {
+    if serial() || cfg!(target_arch = "wasm32") {
         return 1;
     }
-    ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default).thread_num();
+    match HEADLESS_THREADS.load(Ordering::Relaxed) {
+        0 => pool.max(1),
+        _ => pool + 1,
+    }
 }
 
 /// How many parts work on `n` items is split into: one (on the calling thread) below
@@ -114,7 +119,8 @@ pub fn parts_for(n: usize) -> usize {
     if n < MIN_PARALLEL || serial() {
         return 1;
     }
-    (workers() * 4).min(n.div_ceil(MIN_PARALLEL / 4))
+    let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num() + 1;
+    (threads * 4).min(n.div_ceil(MIN_PARALLEL / 4))
 }
 
 /// [`map_chunks`] for work of tens of nanoseconds per item: on the calling thread below

@@ -136,34 +136,32 @@ impl Grid {
     /// Rebuilds the grid over only the boids whose slot passes `keep` (e.g. the infected, for
     /// a doctor's search): queries then examine only those, and still report snapshot slots.
     /// A counting sort, stable (each cell keeps its boids in slot order): the cells worked out
-    /// in parallel, counted and prefix-summed, then scattered in parallel, each thread writing
-    /// the entries of its own run of cells (every thread reads every boid's cell and keeps its
-    /// own), so the arrays do not depend on the number of threads.
+    /// in parallel, counted and prefix-summed on one thread, then scattered in parallel, each
+    /// thread writing the entries of its own run of cells (every thread reads every boid's cell
+    /// and keeps its own), so the arrays do not depend on the number of threads. Below
+    /// [`SERIAL_BELOW`] kept boids all of it runs on the calling thread.
     pub fn rebuild_subset(
         &mut self,
         snapshot: &Snapshot,
         cell: f32,
         keep: impl Fn(usize) -> bool + Sync,
     ) {
-        // One thread for a few boids, where waking another costs more than the work.
-        let threads = if snapshot.len() < SERIAL_BELOW {
-            1
-        } else {
-            workers()
-        };
-        self.rebuild_on(snapshot, cell, keep, threads);
+        self.rebuild_on(snapshot, cell, keep, None);
     }
 
-    /// [`Grid::rebuild_subset`] with the scatter split over `threads` runs of cells.
+    /// [`Grid::rebuild_subset`] on `threads` threads (`None`: one below [`SERIAL_BELOW`] kept
+    /// boids, where waking another costs more than the work, else [`workers`]); the scatter
+    /// is split into at most that many runs of cells.
     fn rebuild_on(
         &mut self,
         snapshot: &Snapshot,
         cell: f32,
         keep: impl Fn(usize) -> bool + Sync,
-        threads: usize,
+        threads: Option<usize>,
     ) {
         let space = snapshot.space();
         let n = (0..snapshot.len()).filter(|&i| keep(i)).count();
+        let threads = threads.unwrap_or(if n < SERIAL_BELOW { 1 } else { workers() });
         let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
         let mut cell = cell.max(1e-3);
         let count = |c: f32| {
@@ -184,13 +182,20 @@ impl Grid {
         let mut cell_of_slot = std::mem::take(&mut self.cell_of_slot);
         cell_of_slot.resize(snapshot.len(), 0);
         let grid = &*self;
-        fill(&mut cell_of_slot, |slot| {
+        let cell_of = |slot: usize| {
             if keep(slot) {
                 grid.cell_index_of(snapshot.pos[slot]) as u32
             } else {
                 u32::MAX
             }
-        });
+        };
+        if threads == 1 {
+            for (slot, c) in cell_of_slot.iter_mut().enumerate() {
+                *c = cell_of(slot);
+            }
+        } else {
+            fill(&mut cell_of_slot, cell_of);
+        }
         self.start.clear();
         self.start.resize(cells + 1, 0);
         for &c in &cell_of_slot {
@@ -204,23 +209,18 @@ impl Grid {
         let padded = n + 2 * LANES;
         self.slot.resize(n, 0);
         self.swarm.resize(n, Swarm::Normal);
-        for a in [
-            &mut self.x,
-            &mut self.y,
-            &mut self.vx,
-            &mut self.vy,
-            &mut self.swarm_f,
+        // The padding entries on either side: far away, still, of no swarm.
+        for (a, pad) in [
+            (&mut self.x, FAR),
+            (&mut self.y, FAR),
+            (&mut self.vx, 0.0),
+            (&mut self.vy, 0.0),
+            (&mut self.swarm_f, -1.0),
         ] {
             a.resize(padded, 0.0);
-            a[..LANES].fill(FAR);
-            a[n + LANES..].fill(FAR);
+            a[..LANES].fill(pad);
+            a[n + LANES..].fill(pad);
         }
-        for a in [&mut self.vx, &mut self.vy] {
-            a[..LANES].fill(0.0);
-            a[n + LANES..].fill(0.0);
-        }
-        self.swarm_f[..LANES].fill(-1.0);
-        self.swarm_f[n + LANES..].fill(-1.0);
 
         // The scatter: runs of cells with about the same number of entries, one per thread.
         self.cursor.clear();
@@ -453,9 +453,9 @@ impl Grid {
     }
 }
 
-/// Cell boundaries `0 = b_0 ≤ … ≤ b_k = cells` of `k = parts` runs of cells with about the same
-/// number of entries each (`start` as [`Grid::start`]): where the cumulative count first
-/// reaches each `i/k` of the entries.
+/// Cell boundaries `0 = b_0 ≤ … ≤ b_k = cells` of `k` runs of cells with about the same number
+/// of entries each (`start` as [`Grid::start`]; `k` is `parts`, at least 1 and at most the
+/// number of entries): where the cumulative count first reaches each `i/k` of the entries.
 fn scatter_bounds(start: &[u32], parts: usize) -> Vec<usize> {
     let cells = start.len() - 1;
     let n = start[cells] as usize;

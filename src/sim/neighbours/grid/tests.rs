@@ -96,7 +96,22 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
         let keeps: [fn(usize) -> bool; 2] = [|_| true, |i| i % 3 == 0];
         for keep in keeps {
             let mut one = Grid::default();
-            one.rebuild_on(&snapshot, 50.0, keep, 1);
+            one.rebuild_on(&snapshot, 50.0, keep, Some(1));
+            // The padding on either side: far away, still, of no swarm.
+            let m = one.slot.len();
+            for at in (0..LANES).chain(m + LANES..m + 2 * LANES) {
+                assert_eq!(
+                    [
+                        one.x[at],
+                        one.y[at],
+                        one.vx[at],
+                        one.vy[at],
+                        one.swarm_f[at]
+                    ],
+                    [FAR, FAR, 0.0, 0.0, -1.0],
+                    "padding entry {at}"
+                );
+            }
             // One thread is the plain counting sort: cells in order, each in slot order.
             for c in 0..one.cols * one.rows {
                 let run = &one.slot[one.start[c] as usize..one.start[c + 1] as usize];
@@ -110,7 +125,7 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
             }
             for threads in [2, 3, 8, 5000] {
                 let mut many = Grid::default();
-                many.rebuild_on(&snapshot, 50.0, keep, threads);
+                many.rebuild_on(&snapshot, 50.0, keep, Some(threads));
                 assert!(
                     fields(&many) == fields(&one),
                     "n = {n}, {threads} threads: another grid"
