@@ -80,8 +80,8 @@ fn pools(cores: usize) -> TaskPoolPlugin {
 const MIN_PARALLEL: usize = 256;
 
 /// Queries with fewer entities than this are iterated inline by [`for_each_item!`], and
-/// [`map_light_chunks`] and the grid's build run inline below it: for a few hundred boids, waking the pool costs
-/// more than the work.
+/// [`map_light_chunks`] and the grid's build run inline below it: for a few hundred boids,
+/// waking the pool costs more than the work.
 pub const SERIAL_BELOW: usize = 2048;
 
 /// Runs `f` on every item of a mutable query: on the compute pool (`par_iter_mut`) when there
