@@ -27,9 +27,17 @@ pub fn link_from_page() -> (SimConfig, Link) {
 /// Puts `text` (metrics CSV) into the page's `<pre id="metrics">` and says so in the title
 /// (what the browser test reads).
 pub fn put_metrics(text: &str) {
-    if put_pre("metrics", text)
-        && let Some(document) = web_sys::window().and_then(|w| w.document())
-    {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let pre = document.get_element_by_id("metrics").or_else(|| {
+        let pre = document.create_element("pre").ok()?;
+        pre.set_id("metrics");
+        document.body()?.append_child(&pre).ok()?;
+        Some(pre)
+    });
+    if let Some(pre) = pre {
+        pre.set_text_content(Some(text));
         document.set_title("pandemic-boids: exported");
     }
 }
@@ -39,21 +47,6 @@ pub fn put_metrics(text: &str) {
 /// `web/bench.sh` times a run by the wall-clock stamps the browser puts on these lines.)
 pub fn log(message: &str) {
     web_sys::console::log_1(&message.into());
-}
-
-/// Puts `text` into the page's `<pre id="{id}">`, made at the end of the page if missing;
-/// whether it could.
-fn put_pre(id: &str, text: &str) -> bool {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return false;
-    };
-    let pre = document.get_element_by_id(id).or_else(|| {
-        let pre = document.create_element("pre").ok()?;
-        pre.set_id(id);
-        document.body()?.append_child(&pre).ok()?;
-        Some(pre)
-    });
-    pre.map(|pre| pre.set_text_content(Some(text))).is_some()
 }
 
 /// Writes `message` into the page's `#problem` element (if any) and the console.

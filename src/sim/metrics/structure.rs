@@ -9,6 +9,7 @@ use crate::sim::math::unit;
 use crate::sim::neighbours::{NeighbourIndex, Snapshot};
 use crate::sim::parallel::map_chunks;
 use crate::sim::space::Space;
+use crate::sim::swarm::Swarm;
 
 /// `|Σ unit(v_i)| / N` (0 = disorder, 1 = aligned); `None` without boids.
 pub fn polarisation(velocities: impl IntoIterator<Item = Vec2>) -> Option<f64> {
@@ -147,15 +148,16 @@ pub fn flocks_and_nearest(
     let n = snapshot.len();
     let mut groups = Groups::new(n);
     let mut nearest = Vec::with_capacity(n);
+    let radius = Swarm::ALL.map(|s| config.swarms.get(s).alignment_radius);
+    // Whether the query is the nearest search's own first one (always, unless the radius is
+    // under a pixel or near half the world); otherwise that search runs on its own.
+    let same_search = radius.map(|r| first_search_radius(&snapshot.space(), r) == r);
     for block in (0..n).step_by(LINK_BLOCK) {
         let parts = map_chunks((n - block).min(LINK_BLOCK), |range| {
             let (mut links, mut near) = (Vec::new(), Vec::with_capacity(range.len()));
             for i in block + range.start..block + range.end {
                 let swarm = snapshot.swarm[i];
-                let r = config.swarms.get(swarm).alignment_radius;
-                // The nearest search's own first query (always, unless the radius is under a
-                // pixel or near half the world); otherwise it searches on its own.
-                let same_search = first_search_radius(&snapshot.space(), r) == r;
+                let (r, same_search) = (radius[swarm.index()], same_search[swarm.index()]);
                 let mut best = f32::INFINITY;
                 index.for_each_within(snapshot.pos[i], r, |j, off| {
                     if j != i && snapshot.swarm[j] == swarm {

@@ -16,7 +16,7 @@ mod tests;
 pub use self::scan::Lanes;
 use self::span::{Span, span};
 use super::Snapshot;
-use crate::sim::parallel::{SERIAL_BELOW, fill, for_each_part, parts_for, workers};
+use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for, workers};
 use crate::sim::space::{Space, wrap_axis};
 use crate::sim::swarm::Swarm;
 
@@ -160,7 +160,11 @@ impl Grid {
         threads: Option<usize>,
     ) {
         let space = snapshot.space();
-        let n = (0..snapshot.len()).filter(|&i| keep(i)).count();
+        // Which boids are kept (0) and which not (u32::MAX); their cells come below.
+        let mut cell_of_slot = std::mem::take(&mut self.cell_of_slot);
+        cell_of_slot.clear();
+        cell_of_slot.extend((0..snapshot.len()).map(|i| if keep(i) { 0 } else { u32::MAX }));
+        let n = cell_of_slot.iter().filter(|&&c| c != u32::MAX).count();
         let threads = threads.unwrap_or(if n < SERIAL_BELOW { 1 } else { workers() });
         let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
         let mut cell = cell.max(1e-3);
@@ -178,23 +182,19 @@ impl Grid {
         self.cell_h = space.height / self.rows as f32;
         let cells = self.cols * self.rows;
 
-        // Each boid's cell (u32::MAX for those not kept), then the count of each cell.
-        let mut cell_of_slot = std::mem::take(&mut self.cell_of_slot);
-        cell_of_slot.resize(snapshot.len(), 0);
+        // Each kept boid's cell, then the count of each cell.
         let grid = &*self;
-        let cell_of = |slot: usize| {
-            if keep(slot) {
-                grid.cell_index_of(snapshot.pos[slot]) as u32
-            } else {
-                u32::MAX
+        let cells_of = |first: usize, part: &mut [u32]| {
+            for (k, c) in part.iter_mut().enumerate() {
+                if *c != u32::MAX {
+                    *c = grid.cell_index_of(snapshot.pos[first + k]) as u32;
+                }
             }
         };
         if threads == 1 {
-            for (slot, c) in cell_of_slot.iter_mut().enumerate() {
-                *c = cell_of(slot);
-            }
+            cells_of(0, &mut cell_of_slot);
         } else {
-            fill(&mut cell_of_slot, cell_of);
+            fill_runs(&mut cell_of_slot, 1, cells_of);
         }
         self.start.clear();
         self.start.resize(cells + 1, 0);
