@@ -85,22 +85,63 @@ pub struct Transmission {
 }
 
 /// Every infection of the run, in the order they began.
-#[derive(Resource, Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[serde(from = "SavedLog<Vec<Transmission>, Vec<usize>, Vec<u32>>")]
 pub struct TransmissionLog {
     /// The infections; an index here names an infection.
     pub records: Vec<Transmission>,
     /// Indices of ended infections, in the order they ended (what `transmissions.csv` streams).
     pub ended: Vec<usize>,
-    /// By boid id: its open infection + 1 (0: none).
-    open: Vec<u32>,
-    /// By boid id: its latest infection + 1 (0: never infected).
+    /// By boid id: its latest infection + 1 (0: never infected). A boid's open infection, if it
+    /// has one, is its latest, so no second array by id is kept (4 B per boid, not 8).
     latest: Vec<u32>,
     started: bool,
 }
 
+/// How a [`TransmissionLog`] is saved in a checkpoint: with the array of open infections by
+/// id that earlier versions kept (worked out from the latest ones), so the bytes stay the same.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedLog<R, E, L> {
+    records: R,
+    ended: E,
+    open: Vec<u32>,
+    latest: L,
+    started: bool,
+}
+
+impl serde::Serialize for TransmissionLog {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let open = (0..self.latest.len() as u64)
+            .map(|id| self.open_of(id).map_or(0, |r| r as u32 + 1))
+            .collect();
+        SavedLog {
+            records: &self.records,
+            ended: &self.ended,
+            open,
+            latest: &self.latest,
+            started: self.started,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl From<SavedLog<Vec<Transmission>, Vec<usize>, Vec<u32>>> for TransmissionLog {
+    fn from(saved: SavedLog<Vec<Transmission>, Vec<usize>, Vec<u32>>) -> Self {
+        Self {
+            records: saved.records,
+            ended: saved.ended,
+            latest: saved.latest,
+            started: saved.started,
+        }
+    }
+}
+
+/// Boid `id`'s entry of an array by id, grown to hold it: by an eighth more than asked, not
+/// doubled (ids come in any order, and the array is as long as the population).
 fn slot(v: &mut Vec<u32>, id: u64) -> &mut u32 {
     let k = id as usize;
     if v.len() <= k {
+        v.reserve_exact((k + 1 + k / 8) - v.len());
         v.resize(k + 1, 0);
     }
     &mut v[k]
@@ -115,7 +156,8 @@ fn lookup(v: &[u32], id: u64) -> Option<usize> {
 impl TransmissionLog {
     /// The infection boid `id` is in now.
     pub fn open_of(&self, id: u64) -> Option<usize> {
-        lookup(&self.open, id)
+        self.latest_of(id)
+            .filter(|&r| self.records[r].end.is_none())
     }
 
     /// Boid `id`'s latest infection (ongoing or ended).
@@ -199,7 +241,6 @@ impl TransmissionLog {
             end: None,
             secondary: 0,
         });
-        *slot(&mut self.open, infectee) = r as u32 + 1;
         *slot(&mut self.latest, infectee) = r as u32 + 1;
         r
     }
@@ -208,7 +249,6 @@ impl TransmissionLog {
     pub fn end(&mut self, id: u64, time_s: f64, outcome: Outcome) {
         let Some(r) = self.open_of(id) else { return };
         self.records[r].end = Some((time_s, outcome));
-        self.open[id as usize] = 0;
         self.ended.push(r);
     }
 }
@@ -334,5 +374,43 @@ mod tests {
         // Ending a boid with no open infection changes nothing.
         log.end(2, 6.0, Outcome::Died);
         assert_eq!(log.ended.len(), 2);
+    }
+
+    #[test]
+    fn a_saved_log_holds_the_open_infections_by_id_that_earlier_versions_saved() {
+        // The fields in the order and types the log had when it kept both arrays by id.
+        #[derive(serde::Deserialize)]
+        struct Earlier {
+            records: Vec<Transmission>,
+            ended: Vec<usize>,
+            open: Vec<u32>,
+            latest: Vec<u32>,
+            started: bool,
+        }
+        let (mut log, n) = (TransmissionLog::default(), Swarm::Normal);
+        let a = log.begin(0.0, None, 1, n, Vec2::ZERO, Cause::Initial);
+        let b = log.begin(
+            1.0,
+            Some((1, n, Vec2::ONE)),
+            4,
+            n,
+            Vec2::ZERO,
+            Cause::Contact,
+        );
+        log.end(1, 2.0, Outcome::Recovered);
+        let c = log.begin(3.0, Some((4, n, Vec2::ZERO)), 2, n, Vec2::X, Cause::Contact);
+        log.started = true;
+        let bytes = postcard::to_allocvec(&log).unwrap();
+        let earlier: Earlier = postcard::from_bytes(&bytes).unwrap();
+        let [a, b, c] = [a, b, c].map(|r| r as u32 + 1);
+        assert_eq!(earlier.open, [0, 0, c, 0, b]);
+        assert_eq!(earlier.latest, [0, a, c, 0, b]);
+        assert_eq!(earlier.records, log.records);
+        assert_eq!(earlier.ended, [0]);
+        assert!(earlier.started);
+        let back: TransmissionLog = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, log);
+        assert_eq!(back.open_of(4), Some(1));
+        assert_eq!(back.open_of(1), None);
     }
 }

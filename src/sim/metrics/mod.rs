@@ -13,8 +13,8 @@ mod tests;
 pub use sample::{Cell, GroupSample, Measure, SWARM_MEASURES, Sample, Spread};
 pub use structure::{
     MIN_SHAPED_FLOCK, coefficient_of_variation, coefficient_of_variation_of, cohesion_and_rms,
-    elongation, flock_counts, flock_structure, flocks, flocks_and_nearest, milling,
-    nearest_same_swarm, offsets_from_centre, polarisation,
+    cohesion_and_rms_of, elongation, flock_counts, flock_structure, flocks, flocks_and_nearest,
+    milling, nearest_same_swarm, offsets_from_centre, polarisation,
 };
 
 use bevy::prelude::*;
@@ -127,7 +127,6 @@ pub fn measure(
         growth_rate_per_s,
         ..default()
     };
-    let mut points: Vec<Vec2> = Vec::new();
     for swarm in Swarm::ALL {
         let k = swarm.index();
         // The swarm's slots in order, read where needed rather than kept in a list (a list of
@@ -145,9 +144,8 @@ pub fn measure(
             continue;
         }
         g.polarisation = polarisation(slots().map(|i| snapshot.vel[i]));
-        points.clear();
-        points.extend(slots().map(|i| snapshot.pos[i]));
-        (g.cohesion_px, g.rms_separation_px) = cohesion_and_rms(&space, &points);
+        (g.cohesion_px, g.rms_separation_px) =
+            cohesion_and_rms_of(&space, slots().map(|i| snapshot.pos[i]));
         // The nearest distances in slot order, as found (f32: the same sums as before).
         let nn = || {
             slots()

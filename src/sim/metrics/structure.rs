@@ -24,17 +24,27 @@ pub fn polarisation(velocities: impl IntoIterator<Item = Vec2>) -> Option<f64> {
 /// Cohesion (mean distance to the centroid) and rms separation `sqrt(2Σ|p − c|²/(N − 1))`,
 /// both torus-correct. Rms separation needs two boids.
 pub fn cohesion_and_rms(space: &Space, points: &[Vec2]) -> (Option<f64>, Option<f64>) {
-    let Some(c) = space.centroid(points.iter().copied()) else {
+    cohesion_and_rms_of(space, points.iter().copied())
+}
+
+/// [`cohesion_and_rms`] of the points an iterator gives (read twice, in order), so a sample
+/// measures a swarm without a copy of its points.
+pub fn cohesion_and_rms_of(
+    space: &Space,
+    points: impl Iterator<Item = Vec2> + Clone,
+) -> (Option<f64>, Option<f64>) {
+    let Some(c) = space.centroid(points.clone()) else {
         return (None, None);
     };
-    let (mut sum, mut sum2) = (0.0f64, 0.0f64);
+    let (mut sum, mut sum2, mut count) = (0.0f64, 0.0f64, 0usize);
     for p in points {
-        let d = space.displacement(c, *p).length() as f64;
+        let d = space.displacement(c, p).length() as f64;
         sum += d;
         sum2 += d * d;
+        count += 1;
     }
-    let n = points.len() as f64;
-    let rms = (points.len() > 1).then(|| (2.0 * sum2 / (n - 1.0)).sqrt());
+    let n = count as f64;
+    let rms = (count > 1).then(|| (2.0 * sum2 / (n - 1.0)).sqrt());
     (Some(sum / n), rms)
 }
 
@@ -237,21 +247,56 @@ pub fn coefficient_of_variation_of(xs: impl Iterator<Item = f64> + Clone) -> Opt
 /// docs/model.md §2) refined by the mean of the minimum-image offsets from it, so the offsets sum
 /// to zero exactly as on a plane. Valid while the flock spans less than half the world per axis.
 pub fn offsets_from_centre(space: &Space, points: &[Vec2]) -> Vec<Vec2> {
-    let Some(c) = space.centroid(points.iter().copied()) else {
-        return Vec::new();
-    };
-    let raw: Vec<Vec2> = points.iter().map(|p| space.displacement(c, *p)).collect();
-    let mean = raw.iter().copied().sum::<Vec2>() / raw.len() as f32;
-    raw.into_iter().map(|r| r - mean).collect()
+    Centring::of(space, points.iter().copied())
+        .map(|c| points.iter().map(|&p| c.offset(p)).collect())
+        .unwrap_or_default()
+}
+
+/// A flock's centre and mean offset, from which [`offsets_from_centre`]'s offset of any of its
+/// points is worked out when asked for, with the same operations as the list's: no copy of a
+/// flock is kept.
+#[derive(Clone, Copy)]
+struct Centring {
+    space: Space,
+    centre: Vec2,
+    mean: Vec2,
+}
+
+impl Centring {
+    /// From the points an iterator gives (read twice, in order); `None` without points.
+    fn of(space: &Space, points: impl Iterator<Item = Vec2> + Clone) -> Option<Self> {
+        let centre = space.centroid(points.clone())?;
+        let (mut sum, mut count) = (Vec2::ZERO, 0usize);
+        for p in points {
+            sum += space.displacement(centre, p);
+            count += 1;
+        }
+        let (space, mean) = (*space, sum / count as f32);
+        Some(Self {
+            space,
+            centre,
+            mean,
+        })
+    }
+
+    /// The offset of `p` from the centre.
+    fn offset(&self, p: Vec2) -> Vec2 {
+        self.space.displacement(self.centre, p) - self.mean
+    }
 }
 
 /// Milling of one flock (docs/model.md §8): `|Σ r_i × v_i| / Σ |r_i||v_i|` with `r_i` the offsets
 /// from the flock's centre — 1 when every boid circles the centre the same way, 0 for translation.
 /// `None` when undefined (every boid at the centre or at rest).
 pub fn milling(offsets: &[Vec2], velocities: &[Vec2]) -> Option<f64> {
+    milling_of(offsets.iter().copied().zip(velocities.iter().copied()))
+}
+
+/// [`milling`] of the (offset, velocity) pairs an iterator gives.
+fn milling_of(members: impl Iterator<Item = (Vec2, Vec2)>) -> Option<f64> {
     let (mut torque, mut norm) = (0.0f64, 0.0f64);
-    for (r, v) in offsets.iter().zip(velocities) {
-        torque += r.perp_dot(*v) as f64;
+    for (r, v) in members {
+        torque += r.perp_dot(v) as f64;
         norm += (r.length() * v.length()) as f64;
     }
     (norm > 0.0).then(|| torque.abs() / norm)
@@ -260,17 +305,23 @@ pub fn milling(offsets: &[Vec2], velocities: &[Vec2]) -> Option<f64> {
 /// Elongation of a flock (docs/model.md §8): `1 − λ₂/λ₁` of the gyration tensor `Σ r rᵀ / N` of the
 /// offsets from its centre — 0 for a round flock, → 1 for a line. `None` if all coincide.
 pub fn elongation(offsets: &[Vec2]) -> Option<f64> {
-    let n = offsets.len() as f64;
-    if n == 0.0 {
-        return None;
-    }
-    let (mut xx, mut xy, mut yy) = (0.0f64, 0.0f64, 0.0f64);
+    elongation_of(offsets.iter().copied())
+}
+
+/// [`elongation`] of the offsets an iterator gives.
+fn elongation_of(offsets: impl Iterator<Item = Vec2>) -> Option<f64> {
+    let (mut xx, mut xy, mut yy, mut count) = (0.0f64, 0.0f64, 0.0f64, 0usize);
     for r in offsets {
         let (x, y) = (r.x as f64, r.y as f64);
         xx += x * x;
         xy += x * y;
         yy += y * y;
+        count += 1;
     }
+    if count == 0 {
+        return None;
+    }
+    let n = count as f64;
     let (xx, xy, yy) = (xx / n, xy / n, yy / n);
     // Eigenvalues of the symmetric 2 × 2 tensor.
     let mid = 0.5 * (xx + yy);
@@ -298,21 +349,26 @@ pub fn flock_structure(
     else {
         return (None, None, None);
     };
+    // Each flock's offsets are worked out from the snapshot as they are read: no copy of a
+    // flock's points, velocities or offsets (the largest can hold most of a swarm).
     let space = snapshot.space();
-    let centred = |f: &[usize]| {
-        let pts: Vec<Vec2> = f.iter().map(|&i| snapshot.pos[i]).collect();
-        offsets_from_centre(&space, &pts)
-    };
+    let centring = |f: &[usize]| Centring::of(&space, f.iter().map(|&i| snapshot.pos[i]));
     let (mut weighted, mut weight) = (0.0f64, 0.0f64);
     for f in flocks.iter().filter(|f| f.len() >= MIN_SHAPED_FLOCK) {
-        let vel: Vec<Vec2> = f.iter().map(|&i| snapshot.vel[i]).collect();
-        if let Some(m) = milling(&centred(f), &vel) {
+        let Some(c) = centring(f) else { continue };
+        if let Some(m) = milling_of(
+            f.iter()
+                .map(|&i| (c.offset(snapshot.pos[i]), snapshot.vel[i])),
+        ) {
             weighted += m * f.len() as f64;
             weight += f.len() as f64;
         }
     }
     let shape = (largest.len() >= MIN_SHAPED_FLOCK)
-        .then(|| elongation(&centred(largest)))
+        .then(|| {
+            let c = centring(largest)?;
+            elongation_of(largest.iter().map(|&i| c.offset(snapshot.pos[i])))
+        })
         .flatten();
     (
         Some(largest.len() as f64 / alive as f64),
