@@ -137,6 +137,8 @@ fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
         (7, 300.0),
         (400, 500.0),
         (3000, 1500.0),
+        // Crowded into four cells: most parts of the traversal get no cell at all.
+        (3000, 100.0),
     ] {
         let space = Space::torus(w, 0.8 * w);
         let b = AllBackends::new(random_snapshot(space, n, n as u64 + 5), 40.0);

@@ -395,40 +395,49 @@ impl Grid {
     /// buffer, and `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive
     /// entries' results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot
     /// `slots[k]`, alone: how entries are batched must not change a result). Only the finished
-    /// results are kept for every boid: they are written in place (each chunk of cells fills
-    /// its own run of entries) and then put in slot order in place, one array, never two.
+    /// results are kept for every boid, in one array: each part (a run of cells with about
+    /// the same number of boids) moves a finished batch straight to its boids' slots.
     pub fn map_by_cell<S, T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,
         f: impl Fn(usize, &Neighbourhood) -> S + Sync,
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
     ) -> Vec<T> {
-        let cells = self.cols * self.rows;
-        let mut out = vec![T::default(); self.slot.len()];
-        // Chunks of whole cells: their entries are contiguous runs of `out`.
-        let bounds = chunk_bounds(cells, self.slot.len());
-        let mut parts = Vec::with_capacity(bounds.len());
-        let mut rest = out.as_mut_slice();
-        for w in bounds.windows(2) {
-            let (lo, hi) = (self.start[w[0]] as usize, self.start[w[1]] as usize);
-            let (part, tail) = rest.split_at_mut(hi - lo);
-            parts.push((w[0]..w[1], part));
-            rest = tail;
-        }
-        let (f, finish) = (&f, &finish);
-        for_each_part(parts, |(chunk, part)| {
+        let (cells, n) = (self.cols * self.rows, self.slot.len());
+        // Every slot of the snapshot is an entry, once (the counting sort places each kept
+        // slot once, and all were kept), so the entries' slots are the indices of `out`, each
+        // once: the parts below write them concurrently, never two the same.
+        assert_eq!(
+            n,
+            self.cell_of_slot.len(),
+            "map_by_cell needs a grid of every boid"
+        );
+        let mut out = vec![T::default(); n];
+        let by_slot = BySlot::new(&mut out);
+        // Runs of whole cells with about the same number of entries each.
+        let bounds = scatter_bounds(&self.start, parts_for(n).min(cells.max(1)));
+        let chunks: Vec<_> = bounds
+            .windows(2)
+            .map(|w| w[0]..w[1])
+            .filter(|c| !c.is_empty())
+            .collect();
+        let (f, finish, by_slot) = (&f, &finish, &by_slot);
+        for_each_part(chunks, |chunk| {
             let mut near = Neighbourhood::default();
-            let base = self.start[chunk.start] as usize;
-            // The batch holds the results of entries `first..first + batch.len()`.
+            // The batch holds the results of entries `first..first + batch.len()`; `done`
+            // their finished results, each then moved to its slot.
             let mut batch = Vec::with_capacity(BATCH);
-            let mut first = base;
+            let mut done = vec![T::default(); BATCH];
+            let mut first = self.start[chunk.start] as usize;
             let mut flush = |first: usize, batch: &mut Vec<S>| {
-                let run = first..first + batch.len();
-                finish(
-                    &self.slot[run.clone()],
-                    batch,
-                    &mut part[run.start - base..run.end - base],
-                );
+                let slots = &self.slot[first..first + batch.len()];
+                let done = &mut done[..batch.len()];
+                finish(slots, batch, done);
+                for (&slot, result) in slots.iter().zip(done) {
+                    // SAFETY: `slot` is this entry's alone (see above), and `out` is not
+                    // read until every part is done.
+                    unsafe { by_slot.put(slot as usize, std::mem::take(result)) };
+                }
                 batch.clear();
             };
             for c in chunk {
@@ -447,9 +456,39 @@ impl Grid {
             }
             flush(first, &mut batch);
         });
-        // Entries are in cell order: to slot order.
-        permute_in_place(&mut out, |e| self.slot[e] as usize);
         out
+    }
+}
+
+/// A slice that parallel parts write to, each at indices no other part writes: how
+/// [`Grid::map_by_cell`] puts results straight in slot order from the thread that made them
+/// (rather than in cell order, then moved on one thread).
+struct BySlot<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: a `BySlot` only hands out writes of `T`s to distinct indices (the caller's promise
+// in `put`), which is sending them to the thread that owns the slice.
+unsafe impl<T: Send> Sync for BySlot<T> {}
+
+impl<T> BySlot<T> {
+    fn new(out: &mut [T]) -> Self {
+        Self {
+            ptr: out.as_mut_ptr(),
+            len: out.len(),
+        }
+    }
+
+    /// Replaces element `i` with `value`.
+    ///
+    /// # Safety
+    /// No other thread reads or writes element `i` while the slice is shared, and the slice
+    /// outlives every call.
+    unsafe fn put(&self, i: usize, value: T) {
+        assert!(i < self.len, "index {i} out of {}", self.len);
+        // SAFETY: in bounds (checked), and element `i` is this caller's alone.
+        unsafe { *self.ptr.add(i) = value };
     }
 }
 
@@ -468,43 +507,4 @@ fn scatter_bounds(start: &[u32], parts: usize) -> Vec<usize> {
     }
     b.push(cells);
     b
-}
-
-/// Cell boundaries `0 = b_0 < … < b_k = cells` of the chunks [`Grid::map_by_cell`] works in:
-/// as many as [`parts_for`] gives for the entries, at most one per cell.
-fn chunk_bounds(cells: usize, entries: usize) -> Vec<usize> {
-    let chunks = parts_for(entries).min(cells.max(1));
-    let size = cells.div_ceil(chunks).max(1);
-    let mut b: Vec<usize> = (0..cells).step_by(size).collect();
-    b.push(cells);
-    if b.len() == 1 {
-        b.insert(0, 0);
-    }
-    b
-}
-
-/// Moves `v[e]` to `v[to(e)]` for every `e`, in place, where `to` is a permutation of the
-/// indices: each cycle of the permutation is followed once, with one bit per index to mark
-/// the places already filled.
-fn permute_in_place<T>(v: &mut [T], to: impl Fn(usize) -> usize) {
-    let mut done = vec![0u64; v.len().div_ceil(64)];
-    let mark = |done: &mut [u64], i: usize| done[i / 64] |= 1 << (i % 64);
-    let is_done = |done: &[u64], i: usize| done[i / 64] & (1 << (i % 64)) != 0;
-    for start in 0..v.len() {
-        if is_done(&done, start) {
-            continue;
-        }
-        // Carry the value at `start` along its cycle, swapping it into each destination; the
-        // value it displaces is the one whose destination comes next.
-        let mut at = start;
-        loop {
-            let dest = to(at);
-            mark(&mut done, dest);
-            if dest == start {
-                break;
-            }
-            v.swap(start, dest);
-            at = dest;
-        }
-    }
 }

@@ -58,25 +58,6 @@ fn spans_split_into_contiguous_pieces_at_the_seam() {
 }
 
 #[test]
-fn permuting_in_place_is_scattering_to_a_copy() {
-    use rand::SeedableRng;
-    use rand::seq::SliceRandom;
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
-    for n in [0usize, 1, 2, 3, 64, 65, 1000] {
-        let mut to: Vec<usize> = (0..n).collect();
-        to.shuffle(&mut rng);
-        let v: Vec<u32> = (0..n as u32).map(|k| k * 7 + 1).collect();
-        let mut want = vec![0u32; n];
-        for (e, &x) in v.iter().enumerate() {
-            want[to[e]] = x;
-        }
-        let mut got = v.clone();
-        permute_in_place(&mut got, |e| to[e]);
-        assert_eq!(got, want, "n = {n}");
-    }
-}
-
-#[test]
 fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
     use crate::sim::neighbours::test_support::random_snapshot;
     let fields = |g: &Grid| {
@@ -149,16 +130,6 @@ fn scatter_runs_cover_every_cell_once_in_order_with_even_entries() {
     assert_eq!(scatter_bounds(&start, 2), vec![0, 2, 6]);
     // No entries: one run.
     assert_eq!(scatter_bounds(&[0, 0, 0], 4), vec![0, 2]);
-}
-
-#[test]
-fn chunks_cover_every_cell_once_in_order() {
-    for (cells, entries) in [(1, 0), (1, 10), (12, 130), (4096, 100_000), (7, 1_000_000)] {
-        let b = chunk_bounds(cells, entries);
-        assert_eq!(b.first(), Some(&0));
-        assert_eq!(b.last(), Some(&cells));
-        assert!(b.windows(2).all(|w| w[0] < w[1]), "{b:?}");
-    }
 }
 
 #[test]
