@@ -10,6 +10,7 @@ use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::{DoctorBehavior, SimConfig};
 use crate::sim::math::steer;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot, SubsetIndex};
+use crate::sim::parallel::fill;
 use crate::sim::schedule::{SimSystems, SteerSystems};
 use crate::sim::swarm::Swarm;
 
@@ -105,29 +106,35 @@ fn seek_infected(
     };
     let params = &config.swarms.doctor;
     let space = s.space();
+    // Every doctor's seek by slot, worked out in parallel (a doctor's search is most of the
+    // work), then written to the components.
+    let seek_of = |i: usize| {
+        if s.swarm[i] != Swarm::Doctor {
+            return Vec2::ZERO;
+        }
+        let offset = match behavior {
+            DoctorBehavior::Passive => None,
+            DoctorBehavior::SeekNearest => {
+                nearest_infected(index, s, i, config.doctors.seek_radius)
+            }
+            DoctorBehavior::SeekCentroid => centroid.map(|c| space.displacement(s.pos[i], c)),
+        };
+        offset.map_or(Vec2::ZERO, |offset| {
+            seek_force(
+                offset,
+                s.vel[i],
+                params.max_speed,
+                params.max_force,
+                config.doctors.seek_weight,
+            )
+        })
+    };
+    let mut seek = vec![Vec2::ZERO; s.len()];
+    if behavior != DoctorBehavior::Passive {
+        fill(&mut seek, seek_of);
+    }
     crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
-        let seek = s
-            .slot_of(entity)
-            .filter(|&i| s.swarm[i] == Swarm::Doctor)
-            .and_then(|i| {
-                let offset = match behavior {
-                    DoctorBehavior::Passive => None,
-                    DoctorBehavior::SeekNearest => {
-                        nearest_infected(index, s, i, config.doctors.seek_radius)
-                    }
-                    DoctorBehavior::SeekCentroid => {
-                        centroid.map(|c| space.displacement(s.pos[i], c))
-                    }
-                }?;
-                Some(seek_force(
-                    offset,
-                    s.vel[i],
-                    params.max_speed,
-                    params.max_force,
-                    config.doctors.seek_weight,
-                ))
-            })
-            .unwrap_or(Vec2::ZERO);
+        let seek = s.slot_of(entity).map_or(Vec2::ZERO, |i| seek[i]);
         if steering.seek != seek {
             steering.seek = seek;
         }
