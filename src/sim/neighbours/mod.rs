@@ -186,8 +186,7 @@ fn capture_snapshot(
     mut snapshot: ResMut<Snapshot>,
 ) {
     let space = config.space();
-    snapshot.refill(
-        space,
+    snapshot.update(space, || {
         boids.iter().map(|(entity, id, p, v, swarm, health)| Row {
             entity,
             id: id.0,
@@ -201,8 +200,8 @@ fn capture_snapshot(
             vel: v.0,
             swarm: *swarm,
             disease: health.disease,
-        }),
-    );
+        })
+    });
     for entity in &isolated {
         snapshot.isolate(entity);
     }

@@ -64,6 +64,38 @@ impl Snapshot {
         self.refill(space, rows.iter().copied());
     }
 
+    /// Refills the snapshot from the rows `rows()` gives, in any order: in place when they are
+    /// the boids the snapshot already holds (the usual step: nobody spawned, died or was
+    /// edited since) — each row written to its boid's slot, so nothing is sorted — and
+    /// otherwise by [`Snapshot::refill`] from a fresh `rows()`.
+    pub fn update<I: ExactSizeIterator<Item = Row>>(&mut self, space: Space, rows: impl Fn() -> I) {
+        if !self.rewrite(space, rows()) {
+            self.refill(space, rows());
+        }
+    }
+
+    /// Writes each row to the slot of its entity, if every row is a boid of the snapshot with
+    /// the same id and there are as many rows as boids (so every slot is written once and the
+    /// slots stay in id order); false, with the arrays part written, as soon as one is not.
+    fn rewrite(&mut self, space: Space, rows: impl ExactSizeIterator<Item = Row>) -> bool {
+        if rows.len() != self.len() || space != self.space {
+            return false;
+        }
+        for r in rows {
+            match self.slot_of(r.entity) {
+                Some(slot) if self.id[slot] == r.id => {
+                    self.pos[slot] = r.pos;
+                    self.vel[slot] = r.vel;
+                    self.swarm[slot] = r.swarm;
+                    self.disease[slot] = r.disease;
+                }
+                _ => return false,
+            }
+        }
+        self.isolated.fill(false);
+        true
+    }
+
     /// Refills the snapshot from `rows` in any order, reusing its buffers: each row goes
     /// straight into the arrays (no copy of the rows is kept), which are then put in id order.
     pub fn refill(&mut self, space: Space, rows: impl ExactSizeIterator<Item = Row>) {
@@ -214,6 +246,68 @@ pub(crate) mod tests {
             });
         }
         Snapshot::from_rows(space, rows)
+    }
+
+    #[test]
+    fn an_update_in_place_gives_the_snapshot_a_refill_gives() {
+        let space = Space::torus(100.0, 80.0);
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+        let mut rows: Vec<Row> = (0..40u32)
+            .map(|i| Row {
+                entity: Entity::from_raw(i * 2 + 1),
+                id: (40 - i) as u64 * 3,
+                pos: Vec2::new(rng.random::<f32>() * 100.0, rng.random::<f32>() * 80.0),
+                vel: Vec2::new(rng.random(), rng.random()),
+                swarm: Swarm::ALL[i as usize % 3],
+                disease: Disease::Susceptible,
+            })
+            .collect();
+        let check = |s: &Snapshot, rows: &[Row], what: &str| {
+            let want = Snapshot::from_rows(space, rows.to_vec());
+            assert_eq!(s.entity, want.entity, "{what}");
+            assert_eq!(s.id, want.id, "{what}");
+            assert_eq!(s.pos, want.pos, "{what}");
+            assert_eq!(s.vel, want.vel, "{what}");
+            assert_eq!(s.swarm, want.swarm, "{what}");
+            assert_eq!(s.disease, want.disease, "{what}");
+            assert_eq!(s.isolated, want.isolated, "{what}");
+            for r in rows {
+                assert_eq!(s.slot_of(r.entity), want.slot_of(r.entity), "{what}");
+            }
+        };
+        let mut s = Snapshot::default();
+        s.update(space, || rows.iter().copied());
+        check(&s, &rows, "first");
+        // The same boids, moved, infected and met in another order: rewritten in place.
+        for (k, r) in rows.iter_mut().enumerate() {
+            r.pos = Vec2::new(k as f32, 2.0 * k as f32);
+            r.disease = Disease::Infected { since: k as f64 };
+        }
+        rows.rotate_left(7);
+        s.isolate(rows[3].entity);
+        assert!(s.rewrite(space, rows.iter().copied()));
+        s.update(space, || rows.iter().copied());
+        check(&s, &rows, "moved");
+        // A boid gone, one replaced by a new entity, one given another id, a resized world:
+        // each is refilled (after a rewrite that stopped part way).
+        let mut gone = rows.clone();
+        gone.remove(5);
+        let mut replaced = rows.clone();
+        replaced[20].entity = Entity::from_raw(1000);
+        let mut renamed = rows.clone();
+        renamed[30].id = 1;
+        for (what, next) in [
+            ("gone", &gone),
+            ("replaced", &replaced),
+            ("renamed", &renamed),
+        ] {
+            let mut s = Snapshot::from_rows(space, rows.clone());
+            assert!(!s.rewrite(space, next.iter().copied()), "{what}");
+            s.update(space, || next.iter().copied());
+            check(&s, next, what);
+        }
+        let wider = Space::torus(200.0, 80.0);
+        assert!(!s.rewrite(wider, rows.iter().copied()));
     }
 
     #[test]
