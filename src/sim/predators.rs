@@ -20,6 +20,7 @@ use crate::sim::math::{steer, truncate, unit};
 use crate::sim::metrics::Tally;
 use crate::sim::movement::{SpeedBand, integrate};
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Row, Snapshot};
+use crate::sim::parallel::for_each_part;
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
 use crate::sim::schedule::{IntegrateSystems, PopulationSystems, SimSystems};
 use crate::sim::space::Space;
@@ -269,8 +270,15 @@ fn hunt(
     let boids = &*neighbours.snapshot;
     let index = neighbours.index();
     let p = &config.predators;
-    for (mut predator, pos, vel) in &mut predators {
-        match choose_target(&index, boids, pos.0, p) {
+    // Each predator's choice (hundreds of candidates, each with its own query) worked out in
+    // parallel, one predator a part; then written in the query's order.
+    let mut chosen: Vec<(Vec2, Option<(usize, Vec2)>)> =
+        predators.iter().map(|(_, pos, _)| (pos.0, None)).collect();
+    for_each_part(chosen.iter_mut().collect(), |(at, choice)| {
+        *choice = choose_target(&index, boids, *at, p);
+    });
+    for ((mut predator, _, vel), (_, choice)) in predators.iter_mut().zip(chosen) {
+        match choice {
             Some((j, offset)) => {
                 predator.target = Some(boids.id[j]);
                 predator.steer = pursuit(offset, boids.vel[j], vel.0, p);
