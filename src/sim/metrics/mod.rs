@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::sim::agent::RunStarted;
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
-use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::neighbours::{IndexRef, Neighbours, Snapshot};
 use crate::sim::parallel::map_chunks;
 use crate::sim::schedule::{SimSystems, StepMode};
 use crate::sim::swarm::Swarm;
@@ -99,7 +99,7 @@ pub fn count_by_swarm(snapshot: &Snapshot) -> [Counts; 3] {
 pub fn measure(
     time_s: f64,
     snapshot: &Snapshot,
-    index: &(impl NeighbourIndex + Sync),
+    index: &IndexRef,
     config: &SimConfig,
     tally: &Tally,
     growth_rate_per_s: f64,

@@ -2,12 +2,13 @@
 //! and velocities: polarisation, cohesion and RMS separation, nearest neighbours, flocks
 //! (connected groups), and each flock's milling and elongation. No systems live here.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use bevy::prelude::*;
 
 use crate::sim::config::SimConfig;
 use crate::sim::math::unit;
-use crate::sim::neighbours::{NeighbourIndex, Snapshot};
-use crate::sim::parallel::map_chunks;
+use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -97,102 +98,108 @@ fn first_search_radius(space: &Space, radius: f32) -> f32 {
     radius.max(1.0).min(search_limit(space))
 }
 
-/// Union-find over slots.
+/// Union-find over slots, shared by the threads of a traversal. A join links the larger root
+/// under the smaller (`parent[x] ≤ x` always), so every group's root ends as its lowest slot
+/// whatever the order of the joins, on any number of threads.
 struct Groups {
-    parent: Vec<u32>,
+    parent: Vec<AtomicU32>,
 }
 
 impl Groups {
     fn new(n: usize) -> Self {
         Self {
-            parent: (0..n as u32).collect(),
+            parent: (0..n as u32).map(AtomicU32::new).collect(),
         }
     }
 
-    fn root(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let grand = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = grand;
+    fn root(&self, mut x: u32) -> u32 {
+        loop {
+            let p = self.parent[x as usize].load(Ordering::Acquire);
+            if p == x {
+                return x;
+            }
+            let grand = self.parent[p as usize].load(Ordering::Acquire);
+            // Path halving; if another thread moved `x` meanwhile, its new parent is as good.
+            let _ = self.parent[x as usize].compare_exchange(
+                p,
+                grand,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
             x = grand;
         }
-        x
     }
 
-    fn join(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (self.root(a), self.root(b));
-        if ra != rb {
-            // Smaller root wins: deterministic whatever the visiting order.
+    fn join(&self, a: u32, b: u32) {
+        loop {
+            let (ra, rb) = (self.root(a), self.root(b));
+            if ra == rb {
+                return;
+            }
             let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            self.parent[hi as usize] = lo;
+            // Only while `hi` is still a root; otherwise look again.
+            let linked = self.parent[hi as usize].compare_exchange(
+                hi,
+                lo,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+            if linked.is_ok() {
+                return;
+            }
         }
     }
 }
-
-/// Slots whose links [`flocks`] looks up at once (in parallel) before joining them: bounds the
-/// links held at a time (tens per boid in a dense flock) to about a MB however large the
-/// population.
-const LINK_BLOCK: usize = 1 << 12;
 
 /// The flocks of every swarm: connected groups of same-swarm boids linked when closer than their
 /// swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
 /// in ascending order; flocks are ordered by their lowest slot, so the result does not depend on
 /// the order the index visits boids.
-pub fn flocks(
-    index: &(impl NeighbourIndex + Sync),
-    snapshot: &Snapshot,
-    config: &SimConfig,
-) -> [Vec<Vec<usize>>; 3] {
+pub fn flocks(index: &IndexRef, snapshot: &Snapshot, config: &SimConfig) -> [Vec<Vec<usize>>; 3] {
     flocks_and_nearest(index, snapshot, config).0
 }
 
 /// [`flocks`], and by slot the distance to the nearest other boid of the same swarm within the
 /// swarm's alignment radius (+∞ where there is none: [`nearest_same_swarm`] searches further),
-/// from one query per boid: the sample's nearest-neighbour search starts at that radius, so
-/// the same query serves both. The links are looked up in parallel, a block of slots at a
-/// time, and joined in slot order.
+/// from one pass over every boid's neighbourhood (the index's batched traversal, cell by cell
+/// on the grid): the sample's nearest-neighbour search starts at that radius, so the same
+/// neighbours serve both. Links are joined as they are found, on every thread at once.
 pub fn flocks_and_nearest(
-    index: &(impl NeighbourIndex + Sync),
+    index: &IndexRef,
     snapshot: &Snapshot,
     config: &SimConfig,
 ) -> ([Vec<Vec<usize>>; 3], Vec<f32>) {
     let n = snapshot.len();
-    let mut groups = Groups::new(n);
-    let mut nearest = Vec::with_capacity(n);
+    let groups = Groups::new(n);
     let radius = Swarm::ALL.map(|s| config.swarms.get(s).alignment_radius);
+    let reach = radius.iter().copied().fold(0.0, f32::max);
     // Whether the query is the nearest search's own first one (always, unless the radius is
     // under a pixel or near half the world); otherwise that search runs on its own.
     let same_search = radius.map(|r| first_search_radius(&snapshot.space(), r) == r);
-    for block in (0..n).step_by(LINK_BLOCK) {
-        let parts = map_chunks((n - block).min(LINK_BLOCK), |range| {
-            let (mut links, mut near) = (Vec::new(), Vec::with_capacity(range.len()));
-            for i in block + range.start..block + range.end {
-                let swarm = snapshot.swarm[i];
-                let (r, same_search) = (radius[swarm.index()], same_search[swarm.index()]);
-                let mut best = f32::INFINITY;
-                index.for_each_within(snapshot.pos[i], r, |j, off| {
-                    if j != i && snapshot.swarm[j] == swarm {
-                        best = best.min(off.length());
-                        if j > i {
-                            links.push((i as u32, j as u32));
-                        }
+    let nearest = index.map_near(
+        snapshot,
+        reach,
+        false,
+        |_| true,
+        |_| true,
+        |i, near| {
+            let (p, _, swarm) = near.source(snapshot, i);
+            let (r, same_search) = (radius[swarm.index()], same_search[swarm.index()]);
+            let mut best = f32::INFINITY;
+            near.for_each_within(p, r, |j, off| {
+                if j != i && snapshot.swarm[j] == swarm {
+                    best = best.min(off.length());
+                    if j > i {
+                        groups.join(i as u32, j as u32);
                     }
-                });
-                near.push(if same_search { best } else { f32::INFINITY });
-            }
-            vec![(links, near)]
-        });
-        for (links, near) in parts {
-            for (i, j) in links {
-                groups.join(i, j);
-            }
-            nearest.extend(near);
-        }
-    }
+                }
+            });
+            if same_search { best } else { f32::INFINITY }
+        },
+    );
     // Every slot's root, and each flock's size, so each list is allocated once at its size.
-    for i in 0..n {
-        groups.parent[i] = groups.root(i as u32);
-    }
-    let root_of = groups.parent;
+    let root_of: Vec<u32> = (0..n as u32).map(|i| groups.root(i)).collect();
+    drop(groups);
     let mut flock = vec![0u32; n];
     for &r in &root_of {
         flock[r as usize] += 1;
@@ -214,11 +221,7 @@ pub fn flocks_and_nearest(
 }
 
 /// Number of flocks per swarm (see [`flocks`]).
-pub fn flock_counts(
-    index: &(impl NeighbourIndex + Sync),
-    snapshot: &Snapshot,
-    config: &SimConfig,
-) -> [u64; 3] {
+pub fn flock_counts(index: &IndexRef, snapshot: &Snapshot, config: &SimConfig) -> [u64; 3] {
     flocks(index, snapshot, config).map(|f| f.len() as u64)
 }
 

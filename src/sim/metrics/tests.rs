@@ -4,7 +4,7 @@
 use super::*;
 use crate::sim::agent::Disease;
 use crate::sim::config::IndexKind;
-use crate::sim::neighbours::Row;
+use crate::sim::neighbours::{NeighbourIndex, Row};
 use crate::sim::neighbours::test_support::AllBackends;
 use crate::sim::space::Space;
 
@@ -109,6 +109,50 @@ fn one_query_per_boid_gives_its_nearest_within_the_radius_and_the_flocks() {
         }
         // Both cases occur (about one boid in ten has no one of its swarm that close).
         assert!(within > 0 && beyond > 0, "{kind:?}: {within} / {beyond}");
+    }
+}
+
+#[test]
+fn flocks_joined_on_every_thread_at_once_are_the_connected_groups() {
+    // Enough boids that the traversal is split among threads and links are joined
+    // concurrently; the groups are compared with a plain union-find of every pair within
+    // the radius, joined one by one on this thread.
+    let space = Space::torus(2400.0, 1600.0);
+    let s = crate::sim::neighbours::test_support::random_snapshot(space, 6000, 3);
+    let b = AllBackends::new(s, 50.0);
+    let config = SimConfig::default();
+    let s = &b.snapshot;
+    let n = s.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            x = parent[x];
+        }
+        x
+    }
+    let brute = b.get(IndexKind::Brute);
+    for i in 0..n {
+        let r = config.swarms.get(s.swarm[i]).alignment_radius;
+        brute.for_each_within(s.pos[i], r, |j, _| {
+            if j != i && s.swarm[j] == s.swarm[i] {
+                let (a, c) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a.max(c)] = a.min(c);
+            }
+        });
+    }
+    let mut want: [Vec<Vec<usize>>; 3] = Default::default();
+    let mut place = vec![usize::MAX; n];
+    for i in 0..n {
+        let (r, list) = (root(&mut parent, i), &mut want[s.swarm[i].index()]);
+        if place[r] == usize::MAX {
+            place[r] = list.len();
+            list.push(Vec::new());
+        }
+        list[place[r]].push(i);
+    }
+    assert!(want.iter().map(Vec::len).sum::<usize>() > 100, "too few flocks to test");
+    for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
+        assert_eq!(flocks(&b.get(kind), s, &config), want, "{kind:?}");
     }
 }
 
