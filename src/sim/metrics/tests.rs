@@ -4,8 +4,8 @@
 use super::*;
 use crate::sim::agent::Disease;
 use crate::sim::config::IndexKind;
-use crate::sim::neighbours::{NeighbourIndex, Row};
 use crate::sim::neighbours::test_support::AllBackends;
+use crate::sim::neighbours::{NeighbourIndex, Row};
 use crate::sim::space::Space;
 
 fn snapshot(space: Space, pts: &[(Vec2, Vec2, Swarm)]) -> Snapshot {
@@ -150,7 +150,10 @@ fn flocks_joined_on_every_thread_at_once_are_the_connected_groups() {
         }
         list[place[r]].push(i);
     }
-    assert!(want.iter().map(Vec::len).sum::<usize>() > 100, "too few flocks to test");
+    assert!(
+        want.iter().map(Vec::len).sum::<usize>() > 100,
+        "too few flocks to test"
+    );
     for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
         assert_eq!(flocks(&b.get(kind), s, &config), want, "{kind:?}");
     }
