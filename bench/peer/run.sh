@@ -14,6 +14,15 @@
 # flocking --threads 1 --backends grid` with the same steps (one swarm at the same neighbour
 # count; BENCHMARKS.md says how the workloads match), alternating so that both see the same
 # machine; it prints the median over the rounds of each one's median ms per step and the ratio.
+#
+#   MODE=run bench/peer/run.sh             # whole runs instead: process start to exit
+#
+# MODE=run times whole processes (wall clock from start to exit, files written): the peer's
+# 210 steps on one core against `pandemic-boids run` of the same 210 steps of the flocking
+# workload (a scenario written here: one swarm of N Normal boids on the grid at the bench's
+# density, nothing else; the run's default metrics every 0.5 s and its CSV, JSON and PNG
+# files) on THREADS threads (default 2, not pinned). Ours is charged wall × THREADS
+# core-seconds, the peer its wall; it prints the medians and the ratio.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZES="${SIZES:-1000,10000,100000}"
@@ -62,6 +71,65 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+if [[ "${MODE:-step}" == run ]]; then
+  THREADS="${THREADS:-2}"
+  "$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
+    --warmup 0 | head -1
+  IFS=, read -ra sizes <<<"$SIZES"
+  for n in "${sizes[@]}"; do
+    # The bench's flocking workload: a wrapped square where n boids at uniform density have
+    # 20 others within 50 px (about 31 once flocks form, as in the peer).
+    side=$(awk -v n="$n" 'BEGIN {printf "%.3f", sqrt(n * 3.14159265358979 * 2500 / 20)}')
+    cat >"$tmp/flocking-$n.toml" <<TOML
+seed = 1
+duration = 3.5
+neighbour_index = "grid"
+[world]
+width = $side
+height = $side
+boundary = "wrap"
+[swarms.normal]
+count = $n
+[swarms.doctor]
+count = 0
+[antivax]
+p_antivax = 0.0
+[epidemic]
+p_initial_infect_normal = 0.0
+p_initial_infect_doctor = 0.0
+TOML
+  done
+  now_us() { echo $(($(date +%s%N) / 1000)); }
+  for ((round = 1; round <= ROUNDS; round++)); do
+    for n in "${sizes[@]}"; do
+      t0=$(now_us)
+      ${PIN_TO[@]+"${PIN_TO[@]}"} "$PEER" --birds "$n" --steps 210 --warmup 0 >/dev/null
+      t1=$(now_us)
+      rm -rf "$tmp/out-$n"
+      "$OURS" run --scenario "$tmp/flocking-$n.toml" --threads "$THREADS" --out "$tmp/out-$n" \
+        >"$tmp/ours.out" 2>&1 || {
+        cat "$tmp/ours.out"
+        exit 1
+      }
+      t2=$(now_us)
+      echo $((t1 - t0)) >>"$tmp/peer-$n"
+      echo $((t2 - t1)) >>"$tmp/ours-$n"
+    done
+    echo "round $round of $ROUNDS done" >&2
+  done
+  printf '%8s | %21s | %15s | %s\n' boids "pandemic-boids wall s" "krABMaga wall s" \
+    "krABMaga / (pandemic-boids × $THREADS)"
+  for n in "${sizes[@]}"; do
+    ours=$(median <"$tmp/ours-$n")
+    peer=$(median <"$tmp/peer-$n")
+    printf '%8s | %21.3f | %15.3f | ×%.2f\n' "$n" "$(awk -v a="$ours" 'BEGIN {print a / 1e6}')" \
+      "$(awk -v a="$peer" 'BEGIN {print a / 1e6}')" \
+      "$(awk -v a="$peer" -v b="$ours" -v t="$THREADS" 'BEGIN {print a / (b * t)}')"
+  done
+  echo "(medians over $ROUNDS rounds of whole processes, 210 steps each; ours on $THREADS threads)"
+  exit 0
+fi
 "$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
   --warmup 0 >"$tmp/machine.txt"
 head -1 "$tmp/machine.txt"

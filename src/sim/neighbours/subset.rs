@@ -14,9 +14,11 @@ pub struct SubsetIndex(Grid);
 
 impl SubsetIndex {
     /// Rebuilds the index over the slots of `snapshot` that pass `keep`, with cells at least
-    /// `cell` px wide (the radius its searches usually use).
+    /// `cell` px wide (the radius its searches usually use), and few of them when few boids
+    /// pass: the order in which a query visits the boids is unspecified (searches here are for
+    /// the nearest one, or a set of pairs, never a sum).
     pub fn rebuild(&mut self, snapshot: &Snapshot, cell: f32, keep: impl Fn(usize) -> bool + Sync) {
-        self.0.rebuild_subset(snapshot, cell, keep);
+        self.0.rebuild_few(snapshot, cell, keep);
     }
 }
 

@@ -24,6 +24,11 @@ use crate::sim::swarm::Swarm;
 const MAX_CELLS_PER_BOID: usize = 4;
 /// Cells always allowed, whatever the population.
 const MIN_CELL_BUDGET: usize = 4096;
+/// The same for [`Grid::rebuild_few`]: a rebuild walks every cell three times (count, prefix
+/// sum, cursors) and a wide query visits every cell it spans, so a grid of a few boids with
+/// thousands of cells costs more than the boids' own work (`matrix/B2_D2.toml`, 130 boids:
+/// ~12 000 instructions a rebuild of the infected, ~2 900 a doctor's search among them).
+const FEW_MIN_CELLS: usize = 64;
 /// SIMD width the arrays are padded for: a scan may read this many entries past a strip's end.
 pub const LANES: usize = 8;
 /// Most entries [`Grid::map_by_cell`] hands its `finish` at once (a multiple of
@@ -146,18 +151,34 @@ impl Grid {
         cell: f32,
         keep: impl Fn(usize) -> bool + Sync,
     ) {
-        self.rebuild_on(snapshot, cell, keep, None);
+        self.rebuild_on(snapshot, cell, keep, None, MIN_CELL_BUDGET);
+    }
+
+    /// [`Grid::rebuild_subset`] for searches whose result does not depend on the order in which
+    /// a query visits the boids (the nearest one, ties by id; a set of pairs): the cells may be
+    /// fewer, as few as [`FEW_MIN_CELLS`], so a grid of a handful of boids costs a handful.
+    /// (Which cells there are decides that order, so a sum over a query's boids would change
+    /// in its last bits.)
+    pub fn rebuild_few(
+        &mut self,
+        snapshot: &Snapshot,
+        cell: f32,
+        keep: impl Fn(usize) -> bool + Sync,
+    ) {
+        self.rebuild_on(snapshot, cell, keep, None, FEW_MIN_CELLS);
     }
 
     /// [`Grid::rebuild_subset`] on `threads` threads (`None`: one below [`SERIAL_BELOW`] kept
     /// boids, where waking another costs more than the work, else [`workers`]); the scatter
-    /// is split into at most that many runs of cells.
+    /// is split into at most that many runs of cells, with at most `min_cells` cells or four
+    /// per kept boid, whichever is more.
     fn rebuild_on(
         &mut self,
         snapshot: &Snapshot,
         cell: f32,
         keep: impl Fn(usize) -> bool + Sync,
         threads: Option<usize>,
+        min_cells: usize,
     ) {
         let space = snapshot.space();
         // Which boids are kept (0) and which not (u32::MAX); their cells come below.
@@ -166,7 +187,7 @@ impl Grid {
         cell_of_slot.extend((0..snapshot.len()).map(|i| if keep(i) { 0 } else { u32::MAX }));
         let n = cell_of_slot.iter().filter(|&&c| c != u32::MAX).count();
         let threads = threads.unwrap_or(if n < SERIAL_BELOW { 1 } else { workers() });
-        let budget = (n * MAX_CELLS_PER_BOID).max(MIN_CELL_BUDGET);
+        let budget = (n * MAX_CELLS_PER_BOID).max(min_cells);
         let mut cell = cell.max(1e-3);
         let count = |c: f32| {
             ((space.width / c).floor() as usize).max(1)

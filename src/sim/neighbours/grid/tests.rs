@@ -77,7 +77,7 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
         let keeps: [fn(usize) -> bool; 2] = [|_| true, |i| i % 3 == 0];
         for keep in keeps {
             let mut one = Grid::default();
-            one.rebuild_on(&snapshot, 50.0, keep, Some(1));
+            one.rebuild_on(&snapshot, 50.0, keep, Some(1), MIN_CELL_BUDGET);
             // The padding on either side: far away, still, of no swarm.
             let m = one.slot.len();
             for at in (0..LANES).chain(m + LANES..m + 2 * LANES) {
@@ -106,7 +106,7 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
             }
             for threads in [2, 3, 8, 5000] {
                 let mut many = Grid::default();
-                many.rebuild_on(&snapshot, 50.0, keep, Some(threads));
+                many.rebuild_on(&snapshot, 50.0, keep, Some(threads), MIN_CELL_BUDGET);
                 assert!(
                     fields(&many) == fields(&one),
                     "n = {n}, {threads} threads: another grid"
@@ -147,4 +147,41 @@ fn a_lane_penalty_clears_exactly_the_lanes_asked_for() {
             assert_eq!(got, want, "lanes {from}..{to}");
         }
     }
+}
+
+#[test]
+fn a_grid_of_a_few_boids_has_few_cells_and_finds_what_a_full_one_finds() {
+    use crate::sim::neighbours::test_support::random_snapshot;
+    let space = Space::torus(1440.0, 1000.0);
+    let snapshot = random_snapshot(space, 2000, 7);
+    // Five boids kept, as when five are infected and doctors search among them.
+    let keep = |i: usize| i % 400 == 0;
+    let mut few = Grid::default();
+    few.rebuild_few(&snapshot, 40.0, keep);
+    let mut full = Grid::default();
+    full.rebuild_subset(&snapshot, 40.0, keep);
+    // At most 64 cells (`FEW_MIN_CELLS`) for five boids, against 36 × 25 of 40 px.
+    assert!(few.cols * few.rows <= 64, "{} × {}", few.cols, few.rows);
+    assert!(full.cols * full.rows > 500, "{} × {}", full.cols, full.rows);
+    let found = |g: &Grid, centre: Vec2, radius: f32| {
+        let mut hits = Vec::new();
+        g.query(centre, radius, |slot, offset| {
+            hits.push((slot, offset.x.to_bits(), offset.y.to_bits()))
+        });
+        hits.sort_unstable();
+        hits
+    };
+    let mut hits = 0;
+    for centre in snapshot.pos.iter().step_by(7) {
+        for radius in [40.0, 160.0, 300.0] {
+            let expected = found(&full, *centre, radius);
+            hits += expected.len();
+            assert_eq!(
+                found(&few, *centre, radius),
+                expected,
+                "{centre} within {radius}"
+            );
+        }
+    }
+    assert!(hits > 100, "only {hits} hits: the test examines too little");
 }
