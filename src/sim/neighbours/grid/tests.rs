@@ -155,7 +155,7 @@ fn a_grid_of_a_few_boids_has_few_cells_and_finds_what_a_full_one_finds() {
     let space = Space::torus(1440.0, 1000.0);
     let snapshot = random_snapshot(space, 2000, 7);
     // Five boids kept, as when five are infected and doctors search among them.
-    let keep = |i: usize| i % 400 == 0;
+    let keep = |i: usize| i.is_multiple_of(400);
     let mut few = Grid::default();
     few.rebuild_few(&snapshot, 40.0, keep);
     let mut full = Grid::default();
