@@ -26,6 +26,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZES="${SIZES:-1000,10000,100000}"
+MODE="${MODE:-step}"
+if [[ "$MODE" != step && "$MODE" != run ]]; then
+  echo "error: MODE=$MODE: use MODE=step (per step, the default) or MODE=run (whole runs)" >&2
+  exit 2
+fi
 ROUNDS="${ROUNDS:-3}"
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/pandemic-boids/peer"
 EXAMPLES="${KRABMAGA_EXAMPLES:-$CACHE/examples}"
@@ -35,7 +40,11 @@ if [[ ! -d "$EXAMPLES/flockers" ]]; then
     echo "error: KRABMAGA_EXAMPLES=$EXAMPLES has no flockers/ folder" >&2
     exit 2
   fi
-  git clone --quiet --depth 1 https://github.com/krABMaga/examples "$EXAMPLES"
+  git clone --quiet --depth 1 https://github.com/krABMaga/examples "$EXAMPLES" || {
+    echo "error: could not clone https://github.com/krABMaga/examples; fetch that repository" \
+      "another way and name its folder with KRABMAGA_EXAMPLES=DIR" >&2
+    exit 2
+  }
 fi
 # The example's sources are copied afresh; its build folder stays, so krabmaga builds once.
 rm -rf "$CACHE/flockers"
@@ -72,7 +81,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if [[ "${MODE:-step}" == run ]]; then
+if [[ "$MODE" == run ]]; then
   THREADS="${THREADS:-2}"
   "$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
     --warmup 0 | head -1
@@ -127,7 +136,10 @@ TOML
       "$(awk -v a="$peer" 'BEGIN {print a / 1e6}')" \
       "$(awk -v a="$peer" -v b="$ours" -v t="$THREADS" 'BEGIN {print a / (b * t)}')"
   done
-  echo "(medians over $ROUNDS rounds of whole processes, 210 steps each; ours on $THREADS threads)"
+  pinned="the peer pinned to core 0, ours not pinned"
+  [[ ${#PIN_TO[@]} -eq 0 ]] && pinned="neither pinned"
+  echo "(medians over $ROUNDS rounds of whole processes, 210 steps each; ours on $THREADS" \
+    "threads; $pinned)"
   exit 0
 fi
 "$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
