@@ -80,12 +80,28 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+"$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
+  --warmup 0 >"$tmp/machine.txt"
+head -1 "$tmp/machine.txt"
+IFS=, read -ra sizes <<<"$SIZES"
+
+# The table: for every size, each one's median over the rounds (the files $tmp/ours-N and
+# $tmp/peer-N, divided by SCALE) and the peer's over ours charged for CHARGE cores.
+report() {
+  local unit=$1 scale=$2 charge=$3 ratio=$4 n ours peer
+  printf '%8s | %20s | %20s | %s\n' boids "pandemic-boids $unit" "krABMaga $unit" "$ratio"
+  for n in "${sizes[@]}"; do
+    ours=$(median <"$tmp/ours-$n")
+    peer=$(median <"$tmp/peer-$n")
+    printf '%8s | %20.3f | %20.3f | ×%.2f\n' "$n" \
+      "$(awk -v a="$ours" -v s="$scale" 'BEGIN {print a / s}')" \
+      "$(awk -v a="$peer" -v s="$scale" 'BEGIN {print a / s}')" \
+      "$(awk -v a="$peer" -v b="$ours" -v t="$charge" 'BEGIN {print a / (b * t)}')"
+  done
+}
 
 if [[ "$MODE" == run ]]; then
   THREADS="${THREADS:-2}"
-  "$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
-    --warmup 0 | head -1
-  IFS=, read -ra sizes <<<"$SIZES"
   for n in "${sizes[@]}"; do
     # The bench's flocking workload: a wrapped square where n boids at uniform density have
     # 20 others within 50 px (about 31 once flocks form, as in the peer).
@@ -127,25 +143,13 @@ TOML
     done
     echo "round $round of $ROUNDS done" >&2
   done
-  printf '%8s | %21s | %15s | %s\n' boids "pandemic-boids wall s" "krABMaga wall s" \
-    "krABMaga / (pandemic-boids × $THREADS)"
-  for n in "${sizes[@]}"; do
-    ours=$(median <"$tmp/ours-$n")
-    peer=$(median <"$tmp/peer-$n")
-    printf '%8s | %21.3f | %15.3f | ×%.2f\n' "$n" "$(awk -v a="$ours" 'BEGIN {print a / 1e6}')" \
-      "$(awk -v a="$peer" 'BEGIN {print a / 1e6}')" \
-      "$(awk -v a="$peer" -v b="$ours" -v t="$THREADS" 'BEGIN {print a / (b * t)}')"
-  done
+  report "wall s" 1e6 "$THREADS" "krABMaga / (pandemic-boids × $THREADS)"
   pinned="the peer pinned to core 0, ours not pinned"
   [[ ${#PIN_TO[@]} -eq 0 ]] && pinned="neither pinned"
   echo "(medians over $ROUNDS rounds of whole processes, 210 steps each; ours on $THREADS" \
     "threads; $pinned)"
   exit 0
 fi
-"$OURS" bench --workload flocking --threads 1 --sizes 1000 --backends grid --steps 1 \
-  --warmup 0 >"$tmp/machine.txt"
-head -1 "$tmp/machine.txt"
-IFS=, read -ra sizes <<<"$SIZES"
 for ((round = 1; round <= ROUNDS; round++)); do
   for n in "${sizes[@]}"; do
     ${PIN_TO[@]+"${PIN_TO[@]}"} "$PEER" --birds "$n" --steps 200 --warmup 10 | json_number median_ms \
@@ -159,14 +163,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
   echo "round $round of $ROUNDS done" >&2
 done
-printf '%8s | %17s | %20s | %s\n' boids "pandemic-boids ms" "krABMaga flockers ms" \
-  "krABMaga / pandemic-boids"
-for n in "${sizes[@]}"; do
-  ours=$(median <"$tmp/ours-$n")
-  peer=$(median <"$tmp/peer-$n")
-  printf '%8s | %17.3f | %20.3f | ×%.2f\n' "$n" "$ours" "$peer" \
-    "$(awk -v a="$peer" -v b="$ours" 'BEGIN {print a / b}')"
-done
+report "ms" 1 1 "krABMaga / pandemic-boids"
 pinned="both pinned to core 0"
 [[ ${#PIN_TO[@]} -eq 0 ]] && pinned="not pinned"
 echo "(medians over $ROUNDS rounds of each one's median ms per step; 200 steps after 10; $pinned)"
