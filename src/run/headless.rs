@@ -16,14 +16,14 @@ use super::Simulation;
 use super::checkpoints::{self, CheckpointOptions, CheckpointSchedule};
 pub use super::output::tidy_time;
 use super::output::{OutputError, RunFolder};
-use super::plots::{plot_rt, plot_run};
-use super::results::Series;
+use super::plots::plot_run_folder;
 use crate::sim::checkpoint::{Checkpoint, Parent, RunState};
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::{EpidemicStats, swarms_at_risk};
 use crate::sim::interventions::{EventKind, InterventionLog, as_configured};
 use crate::sim::metrics::{MetricsLog, SWARM_MEASURES, Sample, Tally, next_sample_time};
 use crate::sim::neighbours::Snapshot;
+use crate::sim::parallel::workers;
 use crate::sim::reproduction::{
     MAX_CV, ROWS_PER_WINDOW, first_generation_r0, interval_weights, reproduction_series,
     serial_intervals, well_mixed_r0,
@@ -246,19 +246,15 @@ pub fn run(mut opts: RunOptions) -> Result<RunReport, OutputError> {
         });
     }
     folder.write_summary(&summary)?;
-    // The plot is a view of files already written: a failure is reported, never fatal.
-    let plot = folder.dir().join("sir.png");
-    let title = format!("S / I / R (seed {})", opts.config.seed);
-    let drawn =
-        Series::read(&folder.dir().join("metrics.csv")).and_then(|s| plot_run(&s, &title, &plot));
-    if let Err(e) = drawn {
-        eprintln!("warning: {e}");
-    }
-    let plot = folder.dir().join("rt.png");
-    let title = format!("reproduction numbers (seed {})", opts.config.seed);
-    let drawn = Series::read(&folder.dir().join("rt.csv")).and_then(|s| plot_rt(&s, &title, &plot));
-    if let Err(e) = drawn {
-        eprintln!("warning: {e}");
+    // The plots are views of files already written: a failure is reported, never fatal. They
+    // are drawn at once unless the run was asked for one thread.
+    let seed = opts.config.seed;
+    let sir = format!("S / I / R (seed {seed})");
+    let rt = format!("reproduction numbers (seed {seed})");
+    for (_, drawn) in plot_run_folder(folder.dir(), (&sir, &rt), workers() > 1) {
+        if let Err(e) = drawn {
+            eprintln!("warning: {e}");
+        }
     }
     Ok(report)
 }

@@ -5,28 +5,22 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::plots::{plot_rt, plot_run};
-use super::results::Series;
+use super::plots::plot_run_folder;
 use super::{experiment, sweep};
 
 /// Re-draws every plot of `dir`: a run folder (`metrics.csv`), a sweep folder
 /// (`manifest.csv`) or an experiment folder (`runs/`).
 pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
     if dir.join("metrics.csv").is_file() {
-        let series = Series::read(&dir.join("metrics.csv"))?;
-        let path = dir.join("sir.png");
         let title = dir
             .file_name()
             .map_or("run".into(), |n| n.to_string_lossy().into_owned());
-        plot_run(&series, &title, &path)?;
-        let mut drawn = vec![path];
-        if dir.join("rt.csv").is_file() {
-            let rt = Series::read(&dir.join("rt.csv"))?;
-            let path = dir.join("rt.png");
-            plot_rt(&rt, &format!("reproduction numbers: {title}"), &path)?;
-            drawn.push(path);
-        }
-        return Ok(drawn);
+        let rt_title = format!("reproduction numbers: {title}");
+        let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        return plot_run_folder(dir, (&title, &rt_title), parallel)
+            .into_iter()
+            .map(|(path, drawn)| drawn.map(|()| path))
+            .collect();
     }
     if dir.join("manifest.csv").is_file() {
         return sweep::redraw(dir);

@@ -14,7 +14,7 @@ mod tests;
 
 pub use compare::{COMPARE_PLOT, DIFF_PANEL, PairedDifference, plot_comparison};
 pub use experiment::{fraction_band, matrix_cell, plot_experiment};
-pub use run::{plot_rt, plot_run};
+pub use run::{plot_rt, plot_run, plot_run_folder};
 pub use sweep::{TORNADO_PLOT, plot_sweep, prcc_heatmap, tornado};
 
 use anyhow::{Result, anyhow};

@@ -130,11 +130,12 @@ impl Groups {
         }
     }
 
-    fn join(&self, a: u32, b: u32) {
+    /// Puts `a` and `b` in one group; returns a root they shared on the way out.
+    fn join(&self, a: u32, b: u32) -> u32 {
         loop {
             let (ra, rb) = (self.root(a), self.root(b));
             if ra == rb {
-                return;
+                return ra;
             }
             let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
             // Only while `hi` is still a root; otherwise look again.
@@ -145,7 +146,7 @@ impl Groups {
                 Ordering::Acquire,
             );
             if linked.is_ok() {
-                return;
+                return lo;
             }
         }
     }
@@ -186,11 +187,15 @@ pub fn flocks_and_nearest(
             let (p, _, swarm) = near.source(snapshot, i);
             let (r, same_search) = (radius[swarm.index()], same_search[swarm.index()]);
             let mut best = f32::INFINITY;
+            // A root `i`'s group had: a neighbour whose root it is needs no join. Groups only
+            // merge, so a root that is still one still holds `i`, however old the value; in a
+            // flock most links find their two ends joined already.
+            let mut root_i = groups.root(i as u32);
             near.for_each_within(p, r, |j, off| {
                 if j != i && snapshot.swarm[j] == swarm {
                     best = best.min(off.length());
-                    if j > i {
-                        groups.join(i as u32, j as u32);
+                    if j > i && groups.root(j as u32) != root_i {
+                        root_i = groups.join(i as u32, j as u32);
                     }
                 }
             });
