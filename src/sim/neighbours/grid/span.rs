@@ -65,13 +65,13 @@ impl Span {
 /// overlaps, with a small margin: never more than [`span`] with `k = ⌈r / cell⌉` and always
 /// including `c`, so the visit order of the cells kept is unchanged.
 pub(super) fn disc_span(p: f32, c: usize, r: f32, cell: f32, n: usize, wrap: bool) -> Span {
-    let around = span(c, (r / cell).ceil() as usize, n, wrap);
+    let around = span(c, ceil_usize(r / cell), n, wrap);
     if around.full {
         return around;
     }
     let margin = r * 1e-5 + 1e-3;
-    let lo = ((p - r - margin) / cell).floor() as isize;
-    let hi = ((p + r + margin) / cell).floor() as isize;
+    let lo = floor_isize((p - r - margin) / cell);
+    let hi = floor_isize((p + r + margin) / cell);
     let first = lo.max(around.first).min(c as isize);
     let last = hi
         .min(around.first + around.len as isize - 1)
@@ -81,6 +81,31 @@ pub(super) fn disc_span(p: f32, c: usize, r: f32, cell: f32, n: usize, wrap: boo
         len: (last - first + 1) as usize,
         n,
         full: false,
+    }
+}
+
+/// `x.floor() as isize`, without a call to libm's `floorf` (the x86-64 baseline has no
+/// rounding instruction, and every query computes two): the truncation, one lower where it
+/// rounded a negative fraction up. Equal for every `f32`, NaN and infinities included.
+#[inline]
+pub(super) fn floor_isize(x: f32) -> isize {
+    let t = x as isize;
+    if (t as f32) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
+/// `x.ceil() as usize`, without libm's `ceilf`: the truncation, one higher where it dropped a
+/// positive fraction. Equal for every `f32`.
+#[inline]
+pub(super) fn ceil_usize(x: f32) -> usize {
+    let t = x as usize;
+    if (t as f32) < x {
+        t.saturating_add(1)
+    } else {
+        t
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tests of the grid's spans and strips of cells.
 
 use super::scan::lane_off;
-use super::span::disc_span;
+use super::span::{ceil_usize, disc_span, floor_isize};
 use super::*;
 
 #[test]
@@ -184,4 +184,42 @@ fn a_grid_of_a_few_boids_has_few_cells_and_finds_what_a_full_one_finds() {
         }
     }
     assert!(hits > 100, "only {hits} hits: the test examines too little");
+}
+
+#[test]
+fn floor_and_ceil_without_libm_match_libm_for_every_kind_of_f32() {
+    // Every 4 096th bit pattern (both signs, every exponent, NaNs and infinities among them),
+    // and the values around the integers a grid's quotients land on.
+    let strided = (0..=u32::MAX >> 12).map(|k| f32::from_bits(k << 12 | k & 0xfff));
+    let near_integers = (-300..300).flat_map(|i| {
+        let x = i as f32 / 2.0;
+        [x, x.next_up(), x.next_down()]
+    });
+    let specials = [
+        0.0,
+        -0.0,
+        f32::MAX,
+        f32::MIN,
+        9.3e18,
+        -9.3e18,
+        1.9e19,
+        16_777_217.0,
+    ];
+    let mut seen = 0;
+    for x in strided.chain(near_integers).chain(specials) {
+        assert_eq!(
+            floor_isize(x),
+            x.floor() as isize,
+            "floor {x:e} ({:#x})",
+            x.to_bits()
+        );
+        assert_eq!(
+            ceil_usize(x),
+            x.ceil() as usize,
+            "ceil {x:e} ({:#x})",
+            x.to_bits()
+        );
+        seen += 1;
+    }
+    assert!(seen > 1_000_000);
 }
