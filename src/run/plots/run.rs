@@ -42,8 +42,8 @@ pub fn plot_run_folder(
     } else {
         (draw_sir(), has_rt.then(draw_rt))
     };
-    let mut drawn = vec![(sir.clone(), sir_drawn)];
-    drawn.extend(rt_drawn.map(|d| (rt.clone(), d)));
+    let mut drawn = vec![(sir, sir_drawn)];
+    drawn.extend(rt_drawn.map(|d| (rt, d)));
     drawn
 }
 

@@ -189,16 +189,19 @@ impl Grid {
         let threads = threads.unwrap_or(if n < SERIAL_BELOW { 1 } else { workers() });
         let budget = (n * MAX_CELLS_PER_BOID).max(min_cells);
         let mut cell = cell.max(1e-3);
-        let count = |c: f32| {
-            ((space.width / c).floor() as usize).max(1)
-                * ((space.height / c).floor() as usize).max(1)
+        // Columns and rows of cells at least `c` wide: `floor(side / c)`, at least one; the
+        // quotients are positive, so `as usize` truncates to the floor (as in `cell_xy`).
+        let dims = |c: f32| {
+            let whole = |side: f32| ((side / c) as usize).max(1);
+            (whole(space.width), whole(space.height))
         };
-        while count(cell) > budget {
+        let mut fit = dims(cell);
+        while fit.0 * fit.1 > budget {
             cell *= 1.5;
+            fit = dims(cell);
         }
         self.space = space;
-        self.cols = ((space.width / cell).floor() as usize).max(1);
-        self.rows = ((space.height / cell).floor() as usize).max(1);
+        (self.cols, self.rows) = fit;
         self.cell_w = space.width / self.cols as f32;
         self.cell_h = space.height / self.rows as f32;
         let cells = self.cols * self.rows;
