@@ -1,7 +1,7 @@
 //! Build script: links this package's Linux executables (`pandemic-boids` and the examples)
 //! position-dependent, with `-no-pie`. As a position-independent executable the binary carries
 //! about 283 000 relocations that the loader applies at every start, writing to some 800
-//! pages: `--version` took 7.4 ms rather than 3.1 on the machine of BENCHMARKS.md's tenth stop,
+//! pages: `--version` took more than twice as long (BENCHMARKS.md's tenth stop, AVX2 machine),
 //! which counts where runs start one process each (a shell loop, a SLURM array). The cost: the
 //! executable's own code is no longer placed at a random address (shared libraries, stack and
 //! heap still are), which hardening checkers flag. Set `PANDEMIC_BOIDS_PIE=1` when building to
