@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::headless::{RunOptions, run as run_one};
 use super::results::is_complete;
 use crate::sim::config::SimConfig;
+use crate::sim::parallel::SideBySide;
 use crate::sim::rng::mix64;
 
 /// One run to do.
@@ -78,7 +79,8 @@ fn already_done(job: &Job) -> bool {
             .is_ok_and(|t| t == job.config.to_toml())
 }
 
-/// Runs jobs `jobs` at a time; a panic or error fails only its own job.
+/// Runs jobs `jobs` at a time (side by side, see [`SideBySide`]); a panic or error fails only
+/// its own job.
 pub fn execute(
     list: &[Job],
     jobs: usize,
@@ -100,8 +102,10 @@ pub fn execute(
     let next = AtomicUsize::new(0);
     let outcomes: Mutex<Vec<Option<JobStatus>>> = Mutex::new(vec![None; list.len()]);
     let stopped = || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+    let at_once = jobs.clamp(1, list.len().max(1));
+    let _side_by_side = (at_once > 1).then(SideBySide::begin);
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, list.len().max(1)) {
+        for _ in 0..at_once {
             scope.spawn(|| {
                 loop {
                     let k = next.fetch_add(1, Ordering::SeqCst);

@@ -1,15 +1,22 @@
-//! Deterministic data parallelism on Bevy's compute task pool: split `0..n` into contiguous
-//! chunks, map each chunk on a worker, and concatenate the results in chunk order. The output
-//! never depends on the number of threads. Also how many threads that pool gets (the app and
-//! the headless runner both configure it here). No systems live here.
+//! Deterministic data parallelism: split `0..n` into contiguous chunks, map each chunk on a
+//! worker, and concatenate the results in chunk order. The output never depends on the number
+//! of threads. The workers are Bevy's compute task pool's in the window, and in a headless run
+//! on several threads the run's own ([`pool`]), which stay awake between the loops of a step.
+//! Also how many threads that pool gets (the app and the headless runner both configure it
+//! here). No systems live here.
 
 use bevy::app::{TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+mod pool;
+
+use pool::Pool;
 
 /// Threads a headless simulation of this process computes on (0: not set, as in the app):
-/// the first [`headless_task_pools`] call sets it, as the first app creates the pools.
+/// the first [`init_headless_task_pools`] call sets it, as the first app creates the pools.
 static HEADLESS_THREADS: AtomicUsize = AtomicUsize::new(0);
 
 /// Whether the parallel loops run on the calling thread alone: a headless simulation asked for
@@ -36,7 +43,8 @@ pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
 /// also works on every parallel loop it starts (a Bevy scope runs tasks on the thread waiting
 /// for it), so the compute pool gets `threads − 1` threads; with one thread the loops run
 /// inline and the pool (which Bevy needs) stays idle. `--threads 1` is then one thread, as a
-/// peer's single-threaded run is. The pools are made here rather than by Bevy's
+/// peer's single-threaded run is. With several threads the loops go to the run's own workers
+/// ([`pool`]) and Bevy's pool is only their fallback (see [`for_each_part`]). The pools are made here rather than by Bevy's
 /// `TaskPoolPlugin`, which would also tick them from the main thread at the end of every
 /// update — for tasks a headless run never spawns there, at a sixth of a small step's cost.
 pub fn init_headless_task_pools(threads: Option<usize>) {
@@ -76,6 +84,16 @@ fn pools(cores: usize) -> TaskPoolPlugin {
     }
 }
 
+/// Whether [`for_each_item!`] runs on the calling thread whatever the number of items: in
+/// every headless run. With several threads, Bevy's `par_iter_mut` would wake a thread of
+/// Bevy's pool for each query (tens of microseconds) while the run's own workers spin for the
+/// core it needs; a query's items take tens of nanoseconds each. Measured on the AVX2 machine
+/// of BENCHMARKS.md (round 3, eleventh stop), 2 threads, 4 alternating pairs: `bench` pandemic 100 000 boids 37.2 ms a
+/// step with the items inline against 39.6 ms with `par_iter_mut` (inline faster in 3 of 4).
+pub fn items_inline() -> bool {
+    HEADLESS_THREADS.load(Ordering::Relaxed) != 0
+}
+
 /// Below this many items the work runs on the calling thread.
 const MIN_PARALLEL: usize = 256;
 
@@ -85,12 +103,12 @@ const MIN_PARALLEL: usize = 256;
 pub const SERIAL_BELOW: usize = 2048;
 
 /// Runs `f` on every item of a mutable query: on the compute pool (`par_iter_mut`) when there
-/// are at least [`SERIAL_BELOW`] of `n` items, inline otherwise (and with one thread, see
-/// [`serial`]). Items are independent, so the result is the same either way.
+/// are at least [`SERIAL_BELOW`] of `n` items, inline otherwise (and in a headless run, see
+/// [`items_inline`]). Items are independent, so the result is the same either way.
 #[macro_export]
 macro_rules! for_each_item {
     ($query:expr, $n:expr, $f:expr) => {
-        if $n < $crate::sim::parallel::SERIAL_BELOW || $crate::sim::parallel::serial() {
+        if $n < $crate::sim::parallel::SERIAL_BELOW || $crate::sim::parallel::items_inline() {
             $query.iter_mut().for_each($f)
         } else {
             $query.par_iter_mut().for_each($f)
@@ -146,14 +164,10 @@ pub fn map_chunks<T: Send + 'static>(
     if chunks == 1 {
         return f(0..n);
     }
-    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let size = n.div_ceil(chunks);
-    let f = &f;
-    let parts: Vec<Vec<T>> = pool.scope(|s| {
-        for c in 0..chunks {
-            let range = (c * size).min(n)..((c + 1) * size).min(n);
-            s.spawn(async move { f(range) });
-        }
+    let mut parts: Vec<Vec<T>> = (0..chunks).map(|_| Vec::new()).collect();
+    for_each_part(parts.iter_mut().enumerate().collect(), |(c, part)| {
+        *part = f((c * size).min(n)..((c + 1) * size).min(n));
     });
     parts.into_iter().flatten().collect()
 }
@@ -212,12 +226,36 @@ fn run_part_size(n: usize, run: usize) -> Option<usize> {
     (chunks > 1).then(|| n.div_ceil(chunks).next_multiple_of(run.max(1)))
 }
 
-/// Runs `f` on every part, in parallel unless there is only one.
+/// Runs `f` on every part, in parallel unless there is only one: on the headless run's own
+/// workers ([`pool`]) when it has them and they are free, else on Bevy's compute pool.
 pub fn for_each_part<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
     if parts.len() <= 1 || serial() {
         parts.into_iter().for_each(f);
         return;
     }
+    let parts = match headless_pool() {
+        Some(pool) => {
+            // Each part is taken out of its cell by the one thread that claims it.
+            let cells: Vec<Mutex<Option<P>>> =
+                parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+            let take = |k: usize| {
+                cells[k]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take()
+            };
+            let ran = pool.run(cells.len(), &|k| {
+                if let Some(p) = take(k) {
+                    f(p);
+                }
+            });
+            if ran {
+                return;
+            }
+            (0..cells.len()).filter_map(take).collect()
+        }
+        None => parts,
+    };
     let pool = ComputeTaskPool::get_or_init(TaskPool::default);
     let f = &f;
     pool.scope(|s| {
@@ -227,9 +265,75 @@ pub fn for_each_part<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
     });
 }
 
+/// The headless run's own workers, made at the first loop that uses them (see
+/// [`own_workers`]).
+fn headless_pool() -> Option<&'static Pool> {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    // Asked once: the standard library reads the process's CPU set and cgroup limits for it.
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let workers = own_workers(
+        HEADLESS_THREADS.load(Ordering::Relaxed),
+        *CORES.get_or_init(cores),
+        SIDE_BY_SIDE.load(Ordering::Relaxed) > 0,
+    );
+    // The thread count is set once per process, so the first answer holds for every later one.
+    (workers > 0).then(|| POOL.get_or_init(|| Pool::new(workers)))
+}
+
+/// How many workers of its own a headless run of `threads` threads has on a machine of
+/// `cores` cores: one fewer than the threads (the calling thread works too), but no more than
+/// the other cores (a spinning worker must not take the core of a thread with work). None in
+/// the window (`threads` 0: its systems run on Bevy's compute pool), with one thread, or while
+/// simulations run `side_by_side` ([`SideBySide`]); their loops go to Bevy's pool.
+fn own_workers(threads: usize, cores: usize, side_by_side: bool) -> usize {
+    if side_by_side {
+        return 0;
+    }
+    threads.min(cores).saturating_sub(1)
+}
+
+/// How many [`SideBySide`] guards are alive.
+static SIDE_BY_SIDE: AtomicUsize = AtomicUsize::new(0);
+
+/// While one is alive, several simulations of this process run at once (a batch's jobs, one
+/// per core) and their loops go to Bevy's compute pool, whose threads sleep as soon as they
+/// are idle: the headless run's own workers, which spin between loops, would take cores the
+/// other simulations need.
+#[must_use = "simulations count as side by side only while the guard lives"]
+pub struct SideBySide(());
+
+impl SideBySide {
+    /// Marks simulations as running side by side until the guard drops.
+    pub fn begin() -> Self {
+        SIDE_BY_SIDE.fetch_add(1, Ordering::Relaxed);
+        Self(())
+    }
+}
+
+impl Drop for SideBySide {
+    fn drop(&mut self) {
+        SIDE_BY_SIDE.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_workers_only_headless_on_several_threads_and_cores_and_not_side_by_side() {
+        // The window, one thread, one core: none.
+        assert_eq!(own_workers(0, 8, false), 0);
+        assert_eq!(own_workers(1, 8, false), 0);
+        assert_eq!(own_workers(4, 1, false), 0);
+        // One fewer than the threads, at most the other cores.
+        assert_eq!(own_workers(2, 2, false), 1);
+        assert_eq!(own_workers(3, 8, false), 2);
+        assert_eq!(own_workers(8, 2, false), 1);
+        // A batch's runs side by side: none.
+        assert_eq!(own_workers(2, 2, true), 0);
+        assert_eq!(own_workers(8, 8, true), 0);
+    }
 
     #[test]
     fn chunks_concatenate_in_order() {
