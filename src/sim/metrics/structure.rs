@@ -186,20 +186,26 @@ pub fn flocks_and_nearest(
         |i, near| {
             let (p, _, swarm) = near.source(snapshot, i);
             let (r, same_search) = (radius[swarm.index()], same_search[swarm.index()]);
-            let mut best = f32::INFINITY;
+            // The nearest squared distance: its square root is the nearest distance, to the
+            // bit (a correctly rounded square root never reverses an order), at one root a boid.
+            let mut best2 = f32::INFINITY;
             // A root `i`'s group had: a neighbour whose root it is needs no join. Groups only
             // merge, so a root that is still one still holds `i`, however old the value; in a
             // flock most links find their two ends joined already.
             let mut root_i = groups.root(i as u32);
             near.for_each_within(p, r, |j, off| {
                 if j != i && snapshot.swarm[j] == swarm {
-                    best = best.min(off.length());
+                    best2 = best2.min(off.length_squared());
                     if j > i && groups.root(j as u32) != root_i {
                         root_i = groups.join(i as u32, j as u32);
                     }
                 }
             });
-            if same_search { best } else { f32::INFINITY }
+            if same_search {
+                best2.sqrt()
+            } else {
+                f32::INFINITY
+            }
         },
     );
     // Every slot's root, and each flock's size, so each list is allocated once at its size.
