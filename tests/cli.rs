@@ -158,11 +158,32 @@ fn missing_out_and_bad_numbers() {
             &["`dt`", "≥ 0.0001"],
         );
     }
-    assert_one_line_error(
-        &pb(&["run", "--threads", "0", "--out", "x"]),
-        2,
-        &["threads"],
-    );
+    // A thread or job count out of range, negative or not a number: the option, the value,
+    // what is wanted and an example.
+    for bad in ["0", "-1", "abc", "1025", "2.5"] {
+        assert_one_line_error(
+            &pb(&["run", "--threads", bad, "--out", "x"]),
+            2,
+            &["--threads", &format!("`{bad}`"), "from 1 to 1024", "e.g. 2"],
+        );
+        assert_one_line_error(
+            &pb(&[
+                "experiment",
+                "--scenarios",
+                "x.toml",
+                "--jobs",
+                bad,
+                "--out",
+                "x",
+            ]),
+            2,
+            &[
+                "--jobs",
+                &format!("`{bad}`"),
+                "runs at a time from 1 to 1024",
+            ],
+        );
+    }
 }
 
 #[test]

@@ -65,7 +65,7 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct BatchArgs {
     /// Runs at a time (default: every core).
-    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_name = "J", allow_negative_numbers = true, value_parser = parse_jobs)]
     pub jobs: Option<u16>,
     /// Simulated seconds per run (overrides the scenarios' `duration`).
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
@@ -189,6 +189,28 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Most threads, or runs at a time, the options take.
+const MOST_AT_ONCE: u16 = 1024;
+
+/// A count from 1 to [`MOST_AT_ONCE`], or a message that says what is wanted: `what` names it
+/// (e.g. "a number of threads"), `example` is a value to suggest.
+fn parse_count(s: &str, what: &str, example: u16) -> Result<u16, String> {
+    match s.trim().parse::<u16>() {
+        Ok(n) if (1..=MOST_AT_ONCE).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not {what} from 1 to {MOST_AT_ONCE} (e.g. {example})"
+        )),
+    }
+}
+
+fn parse_threads(s: &str) -> Result<u16, String> {
+    parse_count(s, "a number of threads", 2)
+}
+
+fn parse_jobs(s: &str) -> Result<u16, String> {
+    parse_count(s, "a number of runs at a time", 2)
+}
+
 fn parse_param_arg(s: &str) -> Result<Param, String> {
     crate::run::sweep::parse_param(s)
 }
@@ -218,7 +240,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub warmup: usize,
     /// Threads in all, the main one included (default: every core; 1 = one thread).
-    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_threads)]
     pub threads: Option<u16>,
     /// Brute force only up to this many boids (it is O(n²)).
     #[arg(long = "brute-max", value_name = "N", default_value_t = 20_000)]
@@ -313,7 +335,7 @@ pub struct RunArgs {
     pub checkpoint_on_exit: bool,
     /// Threads in all, the main one included (default: every core; 1 = one thread). Results
     /// do not depend on it.
-    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_threads)]
     pub threads: Option<u16>,
     /// No progress bar.
     #[arg(long, short)]
