@@ -239,7 +239,8 @@ pub struct BenchArgs {
     /// Untimed steps before timing.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub warmup: usize,
-    /// Threads in all, the main one included (default: every core; 1 = one thread).
+    /// Threads that compute, the main one included, 1 to 1024 (default: every core this
+    /// process may use; 1 = one thread).
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_threads)]
     pub threads: Option<u16>,
     /// Brute force only up to this many boids (it is O(n²)).
@@ -333,8 +334,9 @@ pub struct RunArgs {
     /// with or without --checkpoint-every.
     #[arg(long = "checkpoint-on-exit")]
     pub checkpoint_on_exit: bool,
-    /// Threads in all, the main one included (default: every core; 1 = one thread). Results
-    /// do not depend on it.
+    /// Threads that compute, the main one included, 1 to 1024 (default: every core this
+    /// process may use; 1 = one thread). Results do not depend on it; between the parallel
+    /// parts of a step the others spin for up to 0.5 ms before they sleep.
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_threads)]
     pub threads: Option<u16>,
     /// No progress bar.

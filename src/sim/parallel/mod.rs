@@ -44,9 +44,10 @@ pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
 /// for it), so the compute pool gets `threads − 1` threads; with one thread the loops run
 /// inline and the pool (which Bevy needs) stays idle. `--threads 1` is then one thread, as a
 /// peer's single-threaded run is. With several threads the loops go to the run's own workers
-/// ([`pool`]) and Bevy's pool is only their fallback (see [`for_each_part`]). The pools are made here rather than by Bevy's
-/// `TaskPoolPlugin`, which would also tick them from the main thread at the end of every
-/// update — for tasks a headless run never spawns there, at a sixth of a small step's cost.
+/// ([`pool`]) and Bevy's pool is only their fallback (see [`for_each_part`]). The pools are
+/// made here rather than by Bevy's `TaskPoolPlugin`, which would also tick them from the main
+/// thread at the end of every update — for tasks a headless run never spawns there, at a
+/// sixth of a small step's cost.
 pub fn init_headless_task_pools(threads: Option<usize>) {
     let threads = threads.unwrap_or_else(cores).max(1);
     let _ = HEADLESS_THREADS.compare_exchange(0, threads, Ordering::Relaxed, Ordering::Relaxed);
@@ -88,8 +89,9 @@ fn pools(cores: usize) -> TaskPoolPlugin {
 /// every headless run. With several threads, Bevy's `par_iter_mut` would wake a thread of
 /// Bevy's pool for each query (tens of microseconds) while the run's own workers spin for the
 /// core it needs; a query's items take tens of nanoseconds each. Measured on the AVX2 machine
-/// of BENCHMARKS.md (round 3, eleventh stop), 2 threads, 4 alternating pairs: `bench` pandemic 100 000 boids 37.2 ms a
-/// step with the items inline against 39.6 ms with `par_iter_mut` (inline faster in 3 of 4).
+/// of BENCHMARKS.md (round 3, eleventh stop), 2 threads, 4 alternating pairs: `bench` pandemic
+/// 100 000 boids 37.2 ms a step with the items inline against 39.6 ms with `par_iter_mut`
+/// (inline faster in 3 of 4).
 pub fn items_inline() -> bool {
     HEADLESS_THREADS.load(Ordering::Relaxed) != 0
 }
