@@ -143,19 +143,29 @@ impl Pool {
         }
         job.work();
         // The parts the workers claimed last; spinning, as they are short.
-        let mut spins = 0u32;
-        while job.done.load(Ordering::Acquire) < parts {
-            spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(SPINS_PER_CHECK) {
-                std::thread::yield_now();
-            }
-            std::hint::spin_loop();
-        }
+        spin_until(|| job.done.load(Ordering::Acquire) >= parts, || false);
         if let Some(panic) = lock(&job.panic).take() {
             resume_unwind(panic);
         }
         true
     }
+}
+
+/// Spins until `done()` holds (true), or until `give_up()` does (false), which is asked every
+/// [`SPINS_PER_CHECK`] spins, when the core is also offered to other threads.
+fn spin_until(done: impl Fn() -> bool, give_up: impl Fn() -> bool) -> bool {
+    let mut spins = 0u32;
+    while !done() {
+        spins = spins.wrapping_add(1);
+        if spins.is_multiple_of(SPINS_PER_CHECK) {
+            if give_up() {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+        std::hint::spin_loop();
+    }
+    true
 }
 
 /// A worker: waits for each new loop and runs its parts, for the life of the process.
@@ -174,20 +184,9 @@ fn worker(shared: &Shared) {
 /// the core to other threads now and then), then asleep until a loop starts.
 fn next_epoch(shared: &Shared, seen: u64) -> u64 {
     let since = Instant::now();
-    let mut spins = 0u32;
-    loop {
-        let epoch = shared.epoch.load(Ordering::Acquire);
-        if epoch != seen {
-            return epoch;
-        }
-        spins = spins.wrapping_add(1);
-        if spins.is_multiple_of(SPINS_PER_CHECK) {
-            if since.elapsed() > SPIN {
-                break;
-            }
-            std::thread::yield_now();
-        }
-        std::hint::spin_loop();
+    let moved = || shared.epoch.load(Ordering::Acquire) != seen;
+    if spin_until(moved, || since.elapsed() > SPIN) {
+        return shared.epoch.load(Ordering::Acquire);
     }
     let mut state = lock(&shared.state);
     loop {
