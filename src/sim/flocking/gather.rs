@@ -57,8 +57,8 @@ fn scan<
         let mut acc = [F8::ZERO; 15];
         let served = near.lanes::<WX, WY>(p, |l| {
             let (dx, dy) = (l.dx, l.dy);
-            // Lanes without an entry are infinitely far: every weight below is 0 there.
-            let d2 = (dx * dx + dy * dy) + l.off;
+            // Lanes past the last entry are infinitely far: every weight below is 0 there.
+            let d2 = dx * dx + dy * dy;
             let same = l.swarm.cmp_eq(me) & one;
             let ws = d2.cmp_lt(sep2) & one;
             let wa = d2.cmp_lt(ali2) & same;

@@ -6,22 +6,12 @@
 use bevy::prelude::*;
 
 use super::span::disc_span;
-use super::{Grid, LANES, Neighbourhood, Strip};
+use super::{FAR, Grid, LANES, Neighbourhood, Packed, Strip};
 use crate::sim::lanes::{F8, vectorized};
 
-/// Eight lanes of +∞, eight of +0, eight of +∞: the windows [`lane_off`] reads.
-static OFF: [f32; 3 * LANES] = {
-    let mut m = [f32::INFINITY; 3 * LANES];
-    let mut i = LANES;
-    while i < 2 * LANES {
-        m[i] = 0.0;
-        i += 1;
-    }
-    m
-};
-
 /// Eight neighbourhood entries at a time (see [`Grid::lanes`]): offsets from the centre,
-/// velocities, swarm indices as floats, and which lanes hold an entry, as a distance penalty.
+/// velocities and swarm indices as floats. Lanes past the neighbourhood's last entry hold
+/// far-away entries: offsets of about 10³⁰ px, whose squares are +∞, and no velocity.
 #[derive(Clone, Copy, Debug)]
 pub struct Lanes {
     /// Minimum-image x offsets, px.
@@ -32,13 +22,9 @@ pub struct Lanes {
     pub vx: F8,
     /// Velocity y, px/s.
     pub vy: F8,
-    /// Swarm index as a float.
+    /// Swarm index as a float (−1 in the lanes past the neighbourhood's last entry, −2 for an
+    /// isolated boid).
     pub swarm: F8,
-    /// +0 where the lane holds an entry of the neighbourhood, +∞ elsewhere, px²: added to a
-    /// lane's squared distance it leaves an entry's unchanged (a square is never −0) and puts
-    /// every other lane beyond any radius, so a scan needs no mask of its own. (A float mask
-    /// ANDed into every weight made LLVM split the AVX-512 code into per-lane compares.)
-    pub off: F8,
 }
 
 impl Grid {
@@ -55,9 +41,9 @@ impl Grid {
         let xs = disc_span(centre_in.x, cx, radius, self.cell_w, self.cols, wrap);
         let ys = disc_span(centre_in.y, cy, radius, self.cell_h, self.rows, wrap);
         let near = Neighbourhood {
-            strips: Vec::new(),
             wrap_each: BVec2::new(xs.full, ys.full),
             space: self.space,
+            ..Default::default()
         };
         let r2 = radius * radius;
         self.strips_of(xs, ys, |strip| {
@@ -114,72 +100,91 @@ impl Grid {
     /// velocities ([`Lanes`]). An entry goes to lane `m mod 8`, `m` its position in the
     /// neighbourhood's strips taken one after another, so every lane sees the same entries in
     /// the same order however the strips fall (sums over lanes, reduced in a fixed order, are
-    /// then the same on every machine). Entries outside the strips have `off` infinite; the boid
-    /// at `centre` (if it is an entry) is visited too, at offset exactly zero. Always inlined:
-    /// the caller runs it inside `vectorized!` with `visit` (see [`crate::sim::lanes`]).
-    /// `WX` / `WY` must be the neighbourhood's `wrap_each` (the caller picks the loop for its
-    /// case, so the loop does not test it).
+    /// then the same on every machine). The entries are read in whole blocks from the
+    /// neighbourhood's packed copy ([`Packed`]), made by the first call after the strips
+    /// change and read by every boid of the cell. The lanes past the last entry are far away
+    /// (see [`Lanes`]): a weight of 0 there adds ±0 to a sum, which leaves it as it is (a sum
+    /// that starts at +0 is never −0). The boid at `centre` (if it is an entry) is visited too,
+    /// at offset exactly zero. Always inlined: the caller runs it inside `vectorized!` with
+    /// `visit` (see [`crate::sim::lanes`]). `WX` / `WY` must be the neighbourhood's
+    /// `wrap_each` (the caller picks the loop for its case, so the loop does not test it).
     #[inline(always)]
-    pub fn lanes<'a, const WX: bool, const WY: bool>(
-        &'a self,
+    pub fn lanes<const WX: bool, const WY: bool>(
+        &self,
         hood: &Neighbourhood,
         centre: Vec2,
         mut visit: impl FnMut(&Lanes),
     ) {
         debug_assert_eq!(hood.wrap_each, BVec2::new(WX, WY));
+        let packed = hood.packed(self);
         let (cx, cy) = (F8::splat(centre.x), F8::splat(centre.y));
-        // Lane of the next entry.
-        let mut lane = 0usize;
-        for strip in &hood.strips {
-            // The strip's blocks of eight: the first reads `lane` entries before the strip (the
-            // arrays' front padding, or earlier entries) so that its first entry lands in
-            // `lane`; the last may read up to seven past its end (later entries, or the back
-            // padding). Each array is sliced to those blocks once, so the loop checks no bounds on
-            // them.
-            let first = strip.lo + LANES - lane;
-            let blocks = (strip.hi - strip.lo + lane).div_ceil(LANES);
-            let window = first..first + blocks * LANES;
-            let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
-            let blocks_of = |a: &'a [f32]| a[window.clone()].as_chunks::<LANES>().0;
-            let columns = blocks_of(&self.x)
-                .iter()
-                .zip(blocks_of(&self.y))
-                .zip(blocks_of(&self.vx))
-                .zip(blocks_of(&self.vy))
-                .zip(blocks_of(&self.swarm_f));
-            // Entries of the strip are lanes `lane..` of the first block and `..end` of the last.
-            let end = strip.hi - strip.lo + lane - (blocks - 1) * LANES;
-            for (b, ((((x, y), vx), vy), swarm)) in columns.enumerate() {
-                let from = if b == 0 { lane } else { 0 };
-                let to = if b + 1 == blocks { end } else { LANES };
-                let dx = (F8(*x) - cx) + sx;
-                let dy = (F8(*y) - cy) + sy;
-                visit(&Lanes {
-                    dx: if WX {
-                        dx.wrap_axis(self.space.width)
-                    } else {
-                        dx
-                    },
-                    dy: if WY {
-                        dy.wrap_axis(self.space.height)
-                    } else {
-                        dy
-                    },
-                    vx: F8(*vx),
-                    vy: F8(*vy),
-                    swarm: F8(*swarm),
-                    off: lane_off(from, to),
-                });
-            }
-            lane = (lane + (strip.hi - strip.lo)) % LANES;
+        let [x, y, vx, vy, swarm, sx, sy] =
+            (packed.columns.each_ref()).map(|a| a[..packed.len].as_chunks::<LANES>().0);
+        let columns = x.iter().zip(y).zip(vx).zip(vy).zip(swarm).zip(sx).zip(sy);
+        for ((((((x, y), vx), vy), swarm), sx), sy) in columns {
+            let dx = (F8(*x) - cx) + F8(*sx);
+            let dy = (F8(*y) - cy) + F8(*sy);
+            visit(&Lanes {
+                dx: if WX {
+                    dx.wrap_axis(self.space.width)
+                } else {
+                    dx
+                },
+                dy: if WY {
+                    dy.wrap_axis(self.space.height)
+                } else {
+                    dy
+                },
+                vx: F8(*vx),
+                vy: F8(*vy),
+                swarm: F8(*swarm),
+            });
         }
     }
-}
 
-/// +0 in lanes `from..to` (`from ≤ to ≤ 8`), +∞ elsewhere: the sum of two windows of
-/// [`OFF`], +∞ before `from` and +∞ from `to` on.
-#[inline(always)]
-pub(super) fn lane_off(from: usize, to: usize) -> F8 {
-    debug_assert!(from <= to && to <= LANES);
-    F8::load(&OFF, LANES - from) + F8::load(&OFF, 2 * LANES - to)
+    /// Copies the entries of `strips`, one after another, into `packed` (see [`Packed`]).
+    /// Whole blocks of eight are copied, so a strip's last block may carry up to seven entries
+    /// past its end (the grid's later entries or its back padding); the next strip's copy
+    /// overwrites them, and after the last come the far-away entries. The columns only grow,
+    /// so a cell's copy allocates nothing once they are as long as the longest before.
+    pub(super) fn pack(&self, strips: &[Strip], packed: &mut Packed) {
+        let len: usize = strips.iter().map(|s| s.hi - s.lo).sum();
+        let whole = len.next_multiple_of(LANES);
+        // Room for the last strip's whole last block.
+        let room = whole + LANES;
+        for c in &mut packed.columns {
+            if c.len() < room {
+                c.resize(room, 0.0);
+            }
+        }
+        let [x, y, vx, vy, swarm, sx, sy] = &mut packed.columns;
+        let mut at = 0;
+        for strip in strips {
+            let (n, from) = (strip.hi - strip.lo, strip.lo + LANES);
+            let blocks = from..from + n.next_multiple_of(LANES);
+            let to = at..at + blocks.len();
+            x[to.clone()].copy_from_slice(&self.x[blocks.clone()]);
+            y[to.clone()].copy_from_slice(&self.y[blocks.clone()]);
+            vx[to.clone()].copy_from_slice(&self.vx[blocks.clone()]);
+            vy[to.clone()].copy_from_slice(&self.vy[blocks.clone()]);
+            swarm[to.clone()].copy_from_slice(&self.swarm_f[blocks]);
+            // The shifts by whole blocks too (a strip's last may run past it, as above).
+            for (column, shift) in [(&mut *sx, strip.sx), (&mut *sy, strip.sy)] {
+                for block in column[to.clone()].as_chunks_mut::<LANES>().0 {
+                    *block = [shift; LANES];
+                }
+            }
+            at += n;
+        }
+        // Far away, still, of no swarm, unshifted: as the grid's own padding (one whole block,
+        // of which the lanes up to `whole` count).
+        for (c, pad) in packed
+            .columns
+            .iter_mut()
+            .zip([FAR, FAR, 0.0, 0.0, -1.0, 0.0, 0.0])
+        {
+            c[len..len + LANES].copy_from_slice(&[pad; LANES]);
+        }
+        packed.len = whole;
+    }
 }

@@ -1,6 +1,5 @@
 //! Tests of the grid's spans and strips of cells.
 
-use super::scan::lane_off;
 use super::span::{ceil_usize, disc_span, floor_isize};
 use super::*;
 
@@ -133,20 +132,60 @@ fn scatter_runs_cover_every_cell_once_in_order_with_even_entries() {
 }
 
 #[test]
-fn a_lane_penalty_clears_exactly_the_lanes_asked_for() {
-    for from in 0..=LANES {
-        for to in from..=LANES {
-            let got = lane_off(from, to).0.map(|x| x.to_bits());
-            let want: [u32; LANES] = std::array::from_fn(|j| {
-                if (from..to).contains(&j) {
-                    0f32.to_bits()
-                } else {
-                    f32::INFINITY.to_bits()
+fn a_packed_neighbourhood_is_its_strips_one_after_another_then_far_away_entries() {
+    use crate::sim::neighbours::test_support::random_snapshot;
+    // A small torus, so that neighbourhoods cross the seams (shifted strips) or span a whole
+    // axis; cells of every occupancy, some empty; an isolated boid (swarm −2).
+    let (mut shifted, mut whole_axis) = (0, 0);
+    for (w, h, n, reach) in [(640.0, 480.0, 900, 50.0), (300.0, 220.0, 60, 90.0)] {
+        let space = Space::torus(w, h);
+        let mut snapshot = random_snapshot(space, n, 9);
+        snapshot.isolated[n / 3] = true;
+        let mut grid = Grid::default();
+        grid.rebuild(&snapshot, reach);
+        // One neighbourhood reused cell after cell, as a traversal does (the copy must follow
+        // the strips, and its columns outlast shorter copies).
+        let mut hood = Neighbourhood::default();
+        for c in 0..grid.cols * grid.rows {
+            grid.neighbourhood(c % grid.cols, c / grid.cols, reach, &mut hood);
+            let packed = hood.packed(&grid);
+            let len = hood.len();
+            whole_axis += usize::from(hood.wrap_each.any());
+            assert_eq!(packed.len, len.next_multiple_of(LANES), "cell {c}");
+            let mut m = 0;
+            for strip in &hood.strips {
+                shifted += usize::from(strip.sx != 0.0 || strip.sy != 0.0);
+                for e in strip.lo..strip.hi {
+                    let want = [
+                        grid.x[e + LANES],
+                        grid.y[e + LANES],
+                        grid.vx[e + LANES],
+                        grid.vy[e + LANES],
+                        grid.swarm_f[e + LANES],
+                        strip.sx,
+                        strip.sy,
+                    ];
+                    let got = packed.columns.each_ref().map(|col| col[m]);
+                    assert_eq!(
+                        got.map(f32::to_bits),
+                        want.map(f32::to_bits),
+                        "cell {c}, {m}"
+                    );
+                    m += 1;
                 }
-            });
-            assert_eq!(got, want, "lanes {from}..{to}");
+            }
+            for m in len..packed.len {
+                let got = packed.columns.each_ref().map(|col| col[m]);
+                assert_eq!(
+                    got,
+                    [FAR, FAR, 0.0, 0.0, -1.0, 0.0, 0.0],
+                    "cell {c}, pad {m}"
+                );
+            }
         }
     }
+    assert!(shifted > 0, "no neighbourhood crossed a seam");
+    assert!(whole_axis > 0, "no neighbourhood spanned a whole axis");
 }
 
 #[test]
