@@ -1,6 +1,7 @@
 //! Invariants over long runs: speeds stay within [v_min, v_max], positions inside the world,
 //! nothing becomes NaN, and the population is conserved (alive + dead + caught = spawned +
-//! born) at every sample.
+//! born) at every sample; a steering force is gone once its cause is (no doctor left: no
+//! doctor seeks and no Antivax boid flees).
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;
@@ -100,4 +101,53 @@ fn population_is_conserved_at_every_sample() {
     }
     assert!(births > 0, "the population module bred nobody");
     assert!(samples.last().unwrap().overall.dead > 0, "nobody died");
+}
+
+#[test]
+fn seeks_and_flights_are_zero_once_no_doctor_is_left() {
+    use pandemic_boids::sim::agent::Steering;
+    use pandemic_boids::sim::swarm::Swarm;
+    // A crowded world with doctors seeking the nearest infected and Antivax boids fleeing them.
+    let mut config = SimConfig::default();
+    config.seed = 3;
+    (config.world.width, config.world.height) = (500.0, 400.0);
+    config.swarms.normal.count = 60;
+    config.swarms.doctor.count = 12;
+    config.swarms.antivax.count = 40;
+    config.epidemic.p_initial_infect_normal = 0.3;
+    config.doctors.behavior = DoctorBehavior::SeekNearest;
+    let mut sim = Simulation::new(config, None);
+    let forces = |sim: &mut Simulation| {
+        let world = sim.world_mut();
+        let mut q = world.query::<(&Swarm, &Steering)>();
+        let (mut seeks, mut flights) = (0, 0);
+        for (_, st) in q.iter(world) {
+            seeks += usize::from(st.seek != Default::default());
+            flights += usize::from(st.repulsion != Default::default());
+        }
+        (seeks, flights)
+    };
+    let mut seen = (0, 0);
+    while !sim.reached(10.0) && (seen.0 == 0 || seen.1 == 0) {
+        sim.step();
+        let (s, f) = forces(&mut sim);
+        seen = (seen.0.max(s), seen.1.max(f));
+    }
+    assert!(
+        seen.0 > 0 && seen.1 > 0,
+        "no doctor sought or no Antivax boid fled: {seen:?}"
+    );
+    // Every doctor becomes a Normal boid: no one seeks and no one flees from the next step on.
+    let world = sim.world_mut();
+    for mut swarm in world.query::<&mut Swarm>().iter_mut(world) {
+        if *swarm == Swarm::Doctor {
+            *swarm = Swarm::Normal;
+        }
+    }
+    sim.step();
+    assert_eq!(
+        forces(&mut sim),
+        (0, 0),
+        "seeks and flights left after the doctors"
+    );
 }

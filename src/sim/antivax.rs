@@ -71,6 +71,16 @@ fn flee_doctors(
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
+    // Without Antivax boids or without doctors no one flees: every flight is zero, and only
+    // the boids that had one need a write (nothing to index or search).
+    if !s.swarm.contains(&Swarm::Antivax) || !s.swarm.contains(&Swarm::Doctor) {
+        crate::for_each_item!(boids, s.len(), |(_, mut steering)| {
+            if steering.repulsion != Vec2::ZERO {
+                steering.repulsion = Vec2::ZERO;
+            }
+        });
+        return;
+    }
     let p = &config.swarms.antivax;
     let a = &config.antivax;
     let radius = a.repulsion_radius;

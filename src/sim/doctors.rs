@@ -129,10 +129,18 @@ fn seek_infected(
             )
         })
     };
-    let mut seek = vec![Vec2::ZERO; s.len()];
-    if behavior != DoctorBehavior::Passive {
-        fill(&mut seek, seek_of);
+    // Passive doctors, or none: every seek is zero, and only the boids that had one need a
+    // write.
+    if behavior == DoctorBehavior::Passive || !s.swarm.contains(&Swarm::Doctor) {
+        crate::for_each_item!(boids, s.len(), |(_, mut steering)| {
+            if steering.seek != Vec2::ZERO {
+                steering.seek = Vec2::ZERO;
+            }
+        });
+        return;
     }
+    let mut seek = vec![Vec2::ZERO; s.len()];
+    fill(&mut seek, seek_of);
     crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
         let seek = s.slot_of(entity).map_or(Vec2::ZERO, |i| seek[i]);
         if steering.seek != seek {

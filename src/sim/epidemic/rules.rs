@@ -304,6 +304,14 @@ impl EpidemicStep<'_> {
         )
     }
 
+    /// Whether no boid can change state this step: every boid is susceptible (no one to
+    /// infect or cure, no one to die, recover or lose immunity) and none is infected
+    /// spontaneously. [`EpidemicStep::transition`] then gives `None` for every boid.
+    fn is_quiet(&self) -> bool {
+        self.params.p_spontaneous_infect <= 0.0
+            && self.snapshot.disease.iter().all(Disease::is_susceptible)
+    }
+
     /// What happens to slot `i` this step, given who (if anyone) infects or cures it, and
     /// `p_spontaneous`, the step probability of `p_spontaneous_infect` for a boid with no
     /// immunity ([`step_probability`], worked out once per step).
@@ -356,6 +364,9 @@ impl EpidemicStep<'_> {
 
     /// Decides every transition of the step, in slot order.
     pub fn decide(&self) -> Vec<(usize, Transition)> {
+        if self.is_quiet() {
+            return Vec::new();
+        }
         let n = self.snapshot.len();
         let infector = lowest_partner(n, self.contact_pairs());
         let curer = lowest_partner(n, self.cure_pairs());
