@@ -143,10 +143,20 @@ fn a_packed_neighbourhood_is_its_strips_one_after_another_then_far_away_entries(
         snapshot.isolated[n / 3] = true;
         let mut grid = Grid::default();
         grid.rebuild(&snapshot, reach);
-        // One neighbourhood reused cell after cell, as a traversal does (the copy must follow
-        // the strips, and its columns outlast shorter copies).
+        // One neighbourhood reused cell after cell, as a traversal's part does (the copy must
+        // follow the strips, and its columns outlast shorter copies); then a second one packing
+        // into the columns the first left on this thread, as the next part does.
         let mut hood = Neighbourhood::default();
-        for c in 0..grid.cols * grid.rows {
+        for c in (0..grid.cols * grid.rows).chain(0..grid.cols * grid.rows) {
+            if c == 0 && hood.packed.get().is_some() {
+                hood.keep_columns();
+                hood = Neighbourhood::reusing_columns();
+                let spare = hood.spare.get_mut().unwrap();
+                assert!(
+                    spare.columns.iter().all(|col| col.len() >= LANES),
+                    "columns not kept"
+                );
+            }
             grid.neighbourhood(c % grid.cols, c / grid.cols, reach, &mut hood);
             let packed = hood.packed(&grid);
             let len = hood.len();
