@@ -71,35 +71,32 @@ fn flee_doctors(
     mut boids: Query<(Entity, &mut Steering), With<Boid>>,
 ) {
     let s = &*neighbours.snapshot;
-    // Without Antivax boids or without doctors no one flees: every flight is zero, and only
-    // the boids that had one need a write (nothing to index or search).
-    if !s.swarm.contains(&Swarm::Antivax) || !s.swarm.contains(&Swarm::Doctor) {
-        crate::for_each_item!(boids, s.len(), |(_, mut steering)| {
-            if steering.repulsion != Vec2::ZERO {
-                steering.repulsion = Vec2::ZERO;
-            }
-        });
-        return;
-    }
     let p = &config.swarms.antivax;
     let a = &config.antivax;
     let radius = a.repulsion_radius;
     // Every Antivax boid's flight, by slot, from one traversal of their neighbourhoods among
-    // the doctors (a few of the boids).
-    let forces: Vec<Vec2> = neighbours.index().map_near(
-        s,
-        radius,
-        true,
-        |i| s.swarm[i] == Swarm::Antivax,
-        |j| s.swarm[j] == Swarm::Doctor,
-        |i, doctors| {
-            let mut flight = Flight::default();
-            doctors.for_each_within(s.pos[i], radius, |_, offset| flight.add(offset));
-            flight.force(s.vel[i], p.max_speed, p.max_force, a.repulsion_weight)
-        },
-    );
+    // the doctors (a few of the boids). Without Antivax boids or without doctors no one flees:
+    // nothing to index or search, every flight is zero.
+    let flees = s.swarm.contains(&Swarm::Antivax) && s.swarm.contains(&Swarm::Doctor);
+    let forces: Option<Vec<Vec2>> = flees.then(|| {
+        neighbours.index().map_near(
+            s,
+            radius,
+            true,
+            |i| s.swarm[i] == Swarm::Antivax,
+            |j| s.swarm[j] == Swarm::Doctor,
+            |i, doctors| {
+                let mut flight = Flight::default();
+                doctors.for_each_within(s.pos[i], radius, |_, offset| flight.add(offset));
+                flight.force(s.vel[i], p.max_speed, p.max_force, a.repulsion_weight)
+            },
+        )
+    });
     crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
-        let f = s.slot_of(entity).map_or(Vec2::ZERO, |i| forces[i]);
+        let f = forces
+            .as_ref()
+            .and_then(|forces| s.slot_of(entity).map(|i| forces[i]))
+            .unwrap_or(Vec2::ZERO);
         if steering.repulsion != f {
             steering.repulsion = f;
         }

@@ -129,20 +129,18 @@ fn seek_infected(
             )
         })
     };
-    // Passive doctors, or none: every seek is zero, and only the boids that had one need a
-    // write.
-    if behavior == DoctorBehavior::Passive || !s.swarm.contains(&Swarm::Doctor) {
-        crate::for_each_item!(boids, s.len(), |(_, mut steering)| {
-            if steering.seek != Vec2::ZERO {
-                steering.seek = Vec2::ZERO;
-            }
-        });
-        return;
-    }
-    let mut seek = vec![Vec2::ZERO; s.len()];
-    fill(&mut seek, seek_of);
+    // Passive doctors, or none: every seek is zero, with nothing to search.
+    let seeks = behavior != DoctorBehavior::Passive && s.swarm.contains(&Swarm::Doctor);
+    let seek: Option<Vec<Vec2>> = seeks.then(|| {
+        let mut seek = vec![Vec2::ZERO; s.len()];
+        fill(&mut seek, seek_of);
+        seek
+    });
     crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
-        let seek = s.slot_of(entity).map_or(Vec2::ZERO, |i| seek[i]);
+        let seek = seek
+            .as_ref()
+            .and_then(|seek| s.slot_of(entity).map(|i| seek[i]))
+            .unwrap_or(Vec2::ZERO);
         if steering.seek != seek {
             steering.seek = seek;
         }

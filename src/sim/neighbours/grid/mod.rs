@@ -387,7 +387,7 @@ impl Grid {
             .collect();
         let (f, finish, by_slot) = (&f, &finish, &by_slot);
         for_each_part(chunks, |chunk| {
-            let mut near = Neighbourhood::reusing_columns();
+            let mut near = Neighbourhood::default();
             // The batch holds the results of entries `first..first + batch.len()`; `done`
             // their finished results, each then moved to its slot.
             let mut batch = Vec::with_capacity(BATCH);

@@ -3,7 +3,7 @@
 //! blocks. No systems live here.
 
 use std::cell::Cell;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
 
 use bevy::prelude::*;
 
@@ -36,8 +36,6 @@ pub struct Neighbourhood {
     /// The strips' entries copied one after another, made by the first [`Grid::lanes`] after
     /// the strips change and shared by every boid of the cell (see [`Packed`]).
     pub(super) packed: OnceLock<Packed>,
-    /// The columns of the last packed copy, kept for the next so that it allocates nothing.
-    pub(super) spare: Mutex<Packed>,
 }
 
 /// A neighbourhood's entries in one run of whole blocks of eight ([`LANES`](super::LANES)):
@@ -57,28 +55,18 @@ pub(super) struct Packed {
 }
 
 thread_local! {
-    /// The packed columns the last traversal's part on this thread left, for the next one: a
-    /// step's parts then allocate none (at 1 000 boids on 2 threads, 16 parts a step each
-    /// allocated seven columns and grew them).
-    static COLUMNS: Cell<Packed> = Cell::new(Packed::default());
+    /// The columns of this thread's last packed copy, for its next one: a step's parts then
+    /// allocate none (at 1 000 boids on 2 threads, 16 parts a step each allocated seven
+    /// columns and grew them).
+    pub(super) static COLUMNS: Cell<Packed> = Cell::new(Packed::default());
 }
 
 impl Neighbourhood {
-    /// An empty neighbourhood that packs into the columns this thread's last traversal part
-    /// left ([`Neighbourhood::keep_columns`]).
-    pub(super) fn reusing_columns() -> Self {
-        let hood = Self::default();
-        *hood.spare.lock().unwrap_or_else(PoisonError::into_inner) = COLUMNS.take();
-        hood
-    }
-
-    /// Leaves the packed columns to the next traversal part on this thread.
-    pub(super) fn keep_columns(mut self) {
-        let columns = match self.packed.take() {
-            Some(packed) => packed,
-            None => std::mem::take(self.spare.get_mut().unwrap_or_else(PoisonError::into_inner)),
-        };
-        COLUMNS.set(columns);
+    /// Leaves the packed columns to this thread's next packed copy ([`COLUMNS`]).
+    pub(super) fn keep_columns(&mut self) {
+        if let Some(old) = self.packed.take() {
+            COLUMNS.set(old);
+        }
     }
 
     /// Sets the strips from `fill` (called with the list, cleared) and the world.
@@ -86,9 +74,7 @@ impl Neighbourhood {
         self.strips.clear();
         self.space = space;
         self.wrap_each = fill(&mut self.strips);
-        if let Some(old) = self.packed.take() {
-            *self.spare.get_mut().unwrap_or_else(PoisonError::into_inner) = old;
-        }
+        self.keep_columns();
     }
 
     /// The world.
@@ -101,8 +87,7 @@ impl Neighbourhood {
     #[inline]
     pub(super) fn packed(&self, grid: &Grid) -> &Packed {
         self.packed.get_or_init(|| {
-            let mut spare = self.spare.lock().unwrap_or_else(PoisonError::into_inner);
-            let mut packed = std::mem::take(&mut *spare);
+            let mut packed = COLUMNS.take();
             grid.pack(&self.strips, &mut packed);
             packed
         })

@@ -150,12 +150,13 @@ fn a_packed_neighbourhood_is_its_strips_one_after_another_then_far_away_entries(
         for c in (0..grid.cols * grid.rows).chain(0..grid.cols * grid.rows) {
             if c == 0 && hood.packed.get().is_some() {
                 hood.keep_columns();
-                hood = Neighbourhood::reusing_columns();
-                let spare = hood.spare.get_mut().unwrap();
+                hood = Neighbourhood::default();
+                let spare = super::neighbourhood::COLUMNS.take();
                 assert!(
                     spare.columns.iter().all(|col| col.len() >= LANES),
                     "columns not kept"
                 );
+                super::neighbourhood::COLUMNS.set(spare);
             }
             grid.neighbourhood(c % grid.cols, c / grid.cols, reach, &mut hood);
             let packed = hood.packed(&grid);
