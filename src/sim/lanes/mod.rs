@@ -4,10 +4,11 @@
 //! browser build made with it; NEON on ARM).
 //!
 //! [`F8`] is plain arithmetic on an array of eight lanes, each lane the IEEE operation a scalar
-//! would do; [`vectorized!`] compiles the code it is given once per width and runs the one this
-//! CPU supports. Every lane does the same operations in the same order at any width and every
-//! sum over the lanes is reduced in one fixed order ([`F8::sum`]), so results are bit-identical
-//! whichever path runs (`tests/vector_paths.rs` forces each path and compares the files).
+//! would do, and [`Counts`] counts the lanes where its comparisons hold; [`vectorized!`]
+//! compiles the code it is given once per width and runs the one this CPU supports. Every lane
+//! does the same operations in the same order at any width and every sum over the lanes is
+//! reduced in one fixed order ([`F8::sum`]), so results are bit-identical whichever path runs
+//! (`tests/vector_paths.rs` forces each path and compares the files).
 //! Where LLVM does not find good code for plain lane arithmetic on its own, a block asks for
 //! its [`Width`] and uses code written for it (the AVX paths' transposing lane sums,
 //! [`Avx::sums`]). The path can be forced with the environment variable `PANDEMIC_BOIDS_SIMD`
@@ -168,6 +169,31 @@ impl F8 {
     }
 }
 
+/// Eight `u32` counts, one per lane, for counting the lanes where masks are set: adding a mask
+/// is one integer subtraction (a set lane is −1 as an integer), where counting in [`F8`] takes
+/// an `&` with 1.0 and a float addition.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(32))]
+pub struct Counts(pub [u32; 8]);
+
+impl Counts {
+    /// Every lane 0.
+    pub const ZERO: Counts = Counts([0; 8]);
+
+    /// One more in each lane where `mask` is set (every bit set, as [`F8`]'s comparisons
+    /// give it; a lane with no bit set adds nothing).
+    #[inline(always)]
+    pub fn add(&mut self, mask: F8) {
+        self.0 = std::array::from_fn(|i| self.0[i].wrapping_sub(mask.0[i].to_bits()));
+    }
+
+    /// The lanes' counts added up.
+    #[inline(always)]
+    pub fn total(self) -> u32 {
+        self.0.iter().fold(0, |a, &c| a.wrapping_add(c))
+    }
+}
+
 /// A vector width the scans can run at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Path {
@@ -235,8 +261,13 @@ impl Path {
         self as u8 + 1
     }
 
+    #[inline]
     fn from_code(c: u8) -> Path {
-        PATHS[(c - 1) as usize]
+        match c {
+            1 => Path::Baseline,
+            2 => Path::Avx2,
+            _ => Path::Avx512,
+        }
     }
 
     /// Whether this CPU can run the path.
@@ -271,16 +302,22 @@ impl Path {
     }
 
     /// The path the scans run at: `PANDEMIC_BOIDS_SIMD` if set (see [`Path::from_env`]),
-    /// else the widest this CPU supports. Chosen once.
+    /// else the widest this CPU supports. Chosen once; after that a load and a compare, inlined
+    /// into every scan (each boid's flocking scan asks).
+    #[inline]
     pub fn current() -> Path {
         match CHOSEN.load(Ordering::Relaxed) {
-            0 => {
-                let p = Path::from_env().unwrap_or_else(|_| Path::widest());
-                CHOSEN.store(p.code(), Ordering::Relaxed);
-                p
-            }
+            0 => Path::choose(),
             c => Path::from_code(c),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn choose() -> Path {
+        let p = Path::from_env().unwrap_or_else(|_| Path::widest());
+        CHOSEN.store(p.code(), Ordering::Relaxed);
+        p
     }
 
     /// The path `PANDEMIC_BOIDS_SIMD` asks for (the widest supported when unset or empty), or

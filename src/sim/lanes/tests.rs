@@ -104,3 +104,38 @@ fn names_round_trip_and_the_widest_is_supported() {
     assert_eq!(Path::parse("sse2"), Some(Path::Baseline));
     assert!(Path::widest().supported());
 }
+
+#[test]
+fn counts_add_one_where_a_mask_is_set_on_every_path() {
+    let a = F8([0.5, 3.0, -1.0, 7.0, 2.0, f32::NAN, 9.0, 1.0]);
+    let limits = [2.0, 8.0, 0.0, 100.0];
+    // Lane by lane, how many limits each value is under (a NaN is under none).
+    let want: [u32; 8] =
+        a.0.map(|x| limits.iter().filter(|&&l| x < l).count() as u32);
+    let count = || {
+        let mut n = Counts::ZERO;
+        for l in limits {
+            n.add(a.cmp_lt(F8::splat(l)));
+        }
+        n
+    };
+    let _switching = SWITCHING.lock().unwrap_or_else(|e| e.into_inner());
+    for p in PATHS.into_iter().filter(|p| p.supported()) {
+        CHOSEN.store(p.code(), Ordering::Relaxed);
+        let n = vectorized!({ count() });
+        assert_eq!(n.0, want, "{p:?}");
+        assert_eq!(n.total(), want.iter().sum::<u32>(), "{p:?}");
+    }
+    CHOSEN.store(0, Ordering::Relaxed);
+    // A mask with no bit set adds nothing.
+    let mut n = Counts::ZERO;
+    n.add(F8::ZERO);
+    assert_eq!(n, Counts::ZERO);
+}
+
+#[test]
+fn the_chosen_path_is_read_back_as_it_was_stored() {
+    for p in PATHS {
+        assert_eq!(Path::from_code(p.code()), p);
+    }
+}

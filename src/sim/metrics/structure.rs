@@ -193,14 +193,18 @@ pub fn flocks_and_nearest(
             // merge, so a root that is still one still holds `i`, however old the value; in a
             // flock most links find their two ends joined already.
             let mut root_i = groups.root(i as u32);
-            near.for_each_within(p, r, |j, off| {
+            let mut hit = |j: usize, d2: f32| {
                 if j != i && snapshot.swarm[j] == swarm {
-                    best2 = best2.min(off.length_squared());
+                    best2 = best2.min(d2);
                     if j > i && groups.root(j as u32) != root_i {
                         root_i = groups.join(i as u32, j as u32);
                     }
                 }
-            });
+            };
+            // Eight candidates at a time on the grid, one at a time elsewhere: the same hits.
+            if !near.within_by_lanes(p, r, &mut hit) {
+                near.for_each_within(p, r, |j, off| hit(j, off.length_squared()));
+            }
             if same_search {
                 best2.sqrt()
             } else {

@@ -10,6 +10,7 @@ use super::grid::BATCH;
 use super::grid::{Grid, Lanes, Neighbourhood};
 use super::kdtree::Candidates;
 use super::{IndexRef, NeighbourIndex, Snapshot};
+use crate::sim::lanes::vectorized;
 use crate::sim::parallel::{fill, zip_runs};
 use crate::sim::swarm::Swarm;
 
@@ -75,6 +76,39 @@ impl Near<'_> {
             }),
             NearKind::Subset(grid) => grid.query(centre, radius, hit),
         }
+    }
+
+    /// Where the backend keeps its candidates in contiguous arrays (see [`Near::lanes`]), calls
+    /// `hit(slot, d2)` for every target whose minimum-image offset from `centre` is shorter
+    /// than `radius`, with the offset's squared length — the targets and
+    /// `offset.length_squared()` of [`Near::for_each_within`], in its order, found eight
+    /// candidates at a time — and returns true; otherwise calls nothing and returns false.
+    #[inline]
+    pub fn within_by_lanes(
+        &self,
+        centre: Vec2,
+        radius: f32,
+        mut hit: impl FnMut(usize, f32),
+    ) -> bool {
+        let NearKind::Cells { grid, hood, .. } = &self.kind else {
+            return false;
+        };
+        let r2 = radius * radius;
+        let mut hit = |e: usize, d2: f32| {
+            let slot = grid.slot[e] as usize;
+            if (self.target)(slot) {
+                hit(slot, d2);
+            }
+        };
+        vectorized!({
+            match (hood.wrap_each.x, hood.wrap_each.y) {
+                (false, false) => grid.lanes_within::<false, false>(hood, centre, r2, &mut hit),
+                (true, false) => grid.lanes_within::<true, false>(hood, centre, r2, &mut hit),
+                (false, true) => grid.lanes_within::<false, true>(hood, centre, r2, &mut hit),
+                (true, true) => grid.lanes_within::<true, true>(hood, centre, r2, &mut hit),
+            }
+        });
+        true
     }
 
     /// Where the backend keeps its candidates in contiguous arrays (the grid, traversed with

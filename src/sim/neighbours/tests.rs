@@ -182,3 +182,57 @@ fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
         }
     }
 }
+
+#[test]
+fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths() {
+    // Worlds where the grid's neighbourhoods cross the seams, and span whole axes; a target
+    // filter; radii below the reach, at it, and of zero.
+    let mut checked = 0;
+    for (n, w, h) in [
+        (1usize, 300.0, 200.0),
+        (500, 400.0, 300.0),
+        (900, 120.0, 700.0),
+    ] {
+        let space = Space::torus(w, h);
+        let b = AllBackends::new(random_snapshot(space, n, n as u64 + 17), 40.0);
+        let s = &b.snapshot;
+        let reach = 40.0;
+        let target = |j: usize| j % 5 != 2;
+        for radius in [0.0, 13.0, 39.5, reach] {
+            let got: Vec<(bool, Vec<(usize, u32)>, Vec<(usize, u32)>)> =
+                b.get(IndexKind::Grid).map_near(
+                    s,
+                    reach,
+                    false,
+                    |_| true,
+                    target,
+                    |i, near| {
+                        let (mut lanes, mut one_by_one) = (Vec::new(), Vec::new());
+                        let served = near.within_by_lanes(s.pos[i], radius, |j, d2| {
+                            lanes.push((j, d2.to_bits()))
+                        });
+                        near.for_each_within(s.pos[i], radius, |j, off| {
+                            one_by_one.push((j, off.length_squared().to_bits()))
+                        });
+                        (served, lanes, one_by_one)
+                    },
+                );
+            for (i, (served, lanes, one_by_one)) in got.into_iter().enumerate() {
+                assert!(served, "the grid serves lanes");
+                assert_eq!(lanes, one_by_one, "slot {i}, radius {radius}, {w}x{h}");
+                checked += lanes.len();
+            }
+        }
+        // Elsewhere nothing is called and the caller is told to go one by one.
+        let none = b.get(IndexKind::Brute).map_near(
+            s,
+            reach,
+            false,
+            |_| true,
+            |_| true,
+            |i, near| near.within_by_lanes(s.pos[i], reach, |_, _| panic!("no lanes here")),
+        );
+        assert!(none.iter().all(|served| !served));
+    }
+    assert!(checked > 5000, "{checked} hits");
+}
