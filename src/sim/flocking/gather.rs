@@ -92,7 +92,7 @@ fn scan<
     })
 }
 
-/// What a scan's blocks compare with, in every lane: 1, the squared radii, ε² (below it an
+/// The constants a scan's blocks use, in every lane: 1, the squared radii, ε² (below it an
 /// offset has no direction) and the boid's swarm.
 struct Limits {
     one: F8,
@@ -125,9 +125,10 @@ type Sums = (bool, [f32; 12], [u32; 3]);
 /// where `x · weight` ([`weighted_sums`]) is x or ±0, and adding ±0 leaves a sum that started
 /// at +0 as it is (it is never −0); counts are integer lanes, and 1 / d2 where the offset has a
 /// direction is 1 / max(d2, ε²) there (d2 ≥ ε²). So the bits are [`weighted_sums`]'s, in 36
-/// instructions a block on AVX2 against about 50. The sums only some models read are worked
-/// out only for them. (The baseline keeps the weights it was measured fast with: with the
-/// masks, and before the block was always inlined, its scan took 1.8 times as long.)
+/// instructions a block on AVX2 against about 50 (default model, equal radii). The sums only
+/// some models read are worked out only for them. (The SSE2 path keeps the weights it was
+/// measured fast with: with the masks, and before the block was always inlined, its scan took
+/// up to 1.8 times as long.)
 #[inline(always)]
 fn masked_sums<
     const RAW: bool,

@@ -4,7 +4,7 @@
 //! browser build made with it; NEON on ARM).
 //!
 //! [`F8`] is plain arithmetic on an array of eight lanes, each lane the IEEE operation a scalar
-//! would do, and [`Counts`] counts the lanes where its comparisons hold; [`vectorized!`]
+//! would do, and [`Counts`] counts the lanes where [`F8`]'s comparisons hold; [`vectorized!`]
 //! compiles the code it is given once per width and runs the one this CPU supports. Every lane
 //! does the same operations in the same order at any width and every sum over the lanes is
 //! reduced in one fixed order ([`F8::sum`]), so results are bit-identical whichever path runs

@@ -80,9 +80,10 @@ impl Near<'_> {
 
     /// Where the backend keeps its candidates in contiguous arrays (see [`Near::lanes`]), calls
     /// `hit(slot, d2)` for every target whose minimum-image offset from `centre` is shorter
-    /// than `radius`, with the offset's squared length — the targets and
-    /// `offset.length_squared()` of [`Near::for_each_within`], in its order, found eight
-    /// candidates at a time — and returns true; otherwise calls nothing and returns false.
+    /// than `radius` (at most the traversal's reach), with the offset's squared length — the
+    /// targets and `offset.length_squared()` of [`Near::for_each_within`], in its order, found
+    /// eight candidates at a time in the packed copy of the neighbourhood — and returns true;
+    /// otherwise calls nothing and returns false.
     #[inline]
     pub fn within_by_lanes(
         &self,

@@ -142,12 +142,12 @@ impl Grid {
         }
     }
 
-    /// Calls `hit(entry, d2)`, in entry order, for every entry of a neighbourhood whose squared
-    /// minimum-image distance `d2` from `centre` is under `r2`: the hits, and the squared
-    /// lengths of their offsets, of [`Grid::for_each_hit`] over the neighbourhood's strips,
-    /// found in its packed copy eight at a time (the offsets as [`Grid::lanes`] gives them,
-    /// which differ from a query's only in the sign of a zero). Always inlined, for the same
-    /// reason as [`Grid::lanes`].
+    /// Calls `hit(entry, d2)` for every entry of a neighbourhood whose squared minimum-image
+    /// distance `d2` from `centre` is under `r2`, strip by strip and in entry order within each:
+    /// the hits, their order and the squared lengths of their offsets of [`Grid::for_each_hit`]
+    /// over the neighbourhood's strips, found in its packed copy eight at a time (the offsets as
+    /// [`Grid::lanes`] gives them, which differ from a query's only in the sign of a zero).
+    /// Always inlined, for the same reason as [`Grid::lanes`].
     #[inline(always)]
     pub fn lanes_within<const WX: bool, const WY: bool>(
         &self,
