@@ -263,11 +263,7 @@ impl Path {
 
     #[inline]
     fn from_code(c: u8) -> Path {
-        match c {
-            1 => Path::Baseline,
-            2 => Path::Avx2,
-            _ => Path::Avx512,
-        }
+        PATHS[(c - 1) as usize]
     }
 
     /// Whether this CPU can run the path.
