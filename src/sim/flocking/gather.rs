@@ -17,14 +17,18 @@ use crate::sim::neighbours::Near;
 /// sums are grouped differently from the one-by-one path, so the two agree within rounding.
 /// The sums only some models read are accumulated only when asked for (zero otherwise): `RAW`
 /// [`FlockSums::away_raw`] (the hybrid and adams models), `INVERSE_SQUARE`
-/// [`FlockSums::away_sq`] (pygame), `UNIT` [`FlockSums::away_unit`] (report).
+/// [`FlockSums::away_sq`] (pygame), `UNIT` [`FlockSums::away_unit`] (report). The sums go
+/// into `out` (left as it is when the backend has no lanes, and then `false` is returned):
+/// returned by value they were copied twice on the way to the caller's buffer, each copy
+/// reading in wider loads than it was written, which stalled every boid.
 pub fn lane_sums<const RAW: bool, const INVERSE_SQUARE: bool, const UNIT: bool>(
     near: &Near,
     p: Vec2,
     v: Vec2,
     swarm: u8,
     r: &Rules,
-) -> Option<FlockSums> {
+    out: &mut FlockSums,
+) -> bool {
     // One scan per wrapping case and per whether alignment and cohesion share a radius (each
     // inlines its own copy of the loop body).
     let same = r.ali2 == r.coh2;
@@ -32,7 +36,7 @@ pub fn lane_sums<const RAW: bool, const INVERSE_SQUARE: bool, const UNIT: bool>(
         ($($wx:literal $wy:literal $same:literal),*) => {
             match (near.wraps().x, near.wraps().y, same) {
                 $(($wx, $wy, $same) => {
-                    scan::<RAW, INVERSE_SQUARE, UNIT, $wx, $wy, $same>(near, p, v, swarm, r)
+                    scan::<RAW, INVERSE_SQUARE, UNIT, $wx, $wy, $same>(near, p, v, swarm, r, out)
                 })*
             }
         };
@@ -58,7 +62,8 @@ fn scan<
     v: Vec2,
     swarm: u8,
     r: &Rules,
-) -> Option<FlockSums> {
+    out: &mut FlockSums,
+) -> bool {
     // The whole scan inside `vectorized!`, closure included, so it runs at the CPU's width:
     // with masks on the AVX paths, with 0/1 weights on the baseline (the same bits; see
     // `masked_sums`).
@@ -71,7 +76,7 @@ fn scan<
         }
     });
     if !served {
-        return None;
+        return false;
     }
     let sum = |i: usize| Vec2::new(acc[2 * i], acc[2 * i + 1]);
     let [n_sep, n_ali, n_coh] = counts;
@@ -79,7 +84,7 @@ fn scan<
     // Take the boid itself back out (offset 0: inside every positive radius, no direction).
     let inside = |r2: f32| (0.0 < r2) as u32;
     let (own_sep, own_ali, own_coh) = (inside(r.sep2), inside(r.ali2), inside(r.coh2));
-    Some(FlockSums {
+    *out = FlockSums {
         away: sum(0),
         away_raw: sum(3),
         away_sq: sum(4),
@@ -89,7 +94,8 @@ fn scan<
         n_ali: n_ali - own_ali,
         toward: sum(2),
         n_coh: n_coh - own_coh,
-    })
+    };
+    true
 }
 
 /// The constants a scan's blocks use, in every lane: 1, the squared radii, ε² (below it an

@@ -79,42 +79,44 @@ pub fn flocking_forces(
     let model = config.steering_model;
     let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s), model));
     let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
-    let see = |i: usize, near: &Near| {
+    let see = |i: usize, near: &Near, seen: &mut Seen| {
         let (p, v, swarm) = near.source(snapshot, i);
         let r = &rules[swarm.index()];
         let me = swarm.index() as u8;
-        let simd = match (r.cos_fov, model) {
-            (Some(_), _) => None,
-            (None, SteeringModel::Shiffman) => lane_sums::<false, false, false>(near, p, v, me, r),
-            (None, SteeringModel::Hybrid | SteeringModel::Adams) => {
-                lane_sums::<true, false, false>(near, p, v, me, r)
+        // The sums straight into the batch's buffer (see `lane_sums`).
+        let sums = &mut seen.sums;
+        let served = match (r.cos_fov, model) {
+            (Some(_), _) => false,
+            (None, SteeringModel::Shiffman) => {
+                lane_sums::<false, false, false>(near, p, v, me, r, sums)
             }
-            (None, SteeringModel::Pygame) => lane_sums::<false, true, false>(near, p, v, me, r),
-            (None, SteeringModel::Report) => lane_sums::<false, false, true>(near, p, v, me, r),
+            (None, SteeringModel::Hybrid | SteeringModel::Adams) => {
+                lane_sums::<true, false, false>(near, p, v, me, r, sums)
+            }
+            (None, SteeringModel::Pygame) => {
+                lane_sums::<false, true, false>(near, p, v, me, r, sums)
+            }
+            (None, SteeringModel::Report) => {
+                lane_sums::<false, false, true>(near, p, v, me, r, sums)
+            }
         };
-        let sums = simd.unwrap_or_else(|| {
-            let mut sums = FlockSums::default();
+        if !served {
             near.for_each_within(p, r.query_radius, |j, offset| {
                 if j != i {
                     let same = snapshot.swarm[j] == swarm && !snapshot.isolated[j];
                     sums.add(r, v, offset, snapshot.vel[j], same);
                 }
             });
-            sums
-        });
+        }
         let params = config.swarms.get(swarm);
-        let noise = if params.noise > 0.0 {
+        seen.noise = if params.noise > 0.0 {
             let draw = draw_unit(config.seed, step, snapshot.id[i], 0, Purpose::NOISE);
             noise_force(params.noise, dt, draw)
         } else {
             Vec2::ZERO
         };
-        Seen {
-            sums,
-            noise,
-            vel: v,
-            swarm,
-        }
+        seen.vel = v;
+        seen.swarm = swarm;
     };
     // Predator fear scales the flocking weights (docs/model.md §7).
     let finish = |slots: &[u32], seen: &mut [Seen], out: &mut [(Vec2, Vec2)]| {

@@ -40,8 +40,10 @@ impl Near<'_> {
     /// The source boid's position, velocity and swarm (the boid of snapshot slot `slot`), read
     /// where the backend keeps them next to its neighbours' — the grid's cell-ordered arrays,
     /// which a traversal reads in order, rather than the snapshot's slot-ordered ones, which
-    /// it would read in a scattered order. The same values either way.
-    #[inline]
+    /// it would read in a scattered order. The same values either way. Always inlined: called,
+    /// it handed its result back through memory that the caller read in wider loads than it
+    /// was written, which stalled each boid of the flocking pass.
+    #[inline(always)]
     pub fn source(&self, snapshot: &Snapshot, slot: usize) -> (Vec2, Vec2, Swarm) {
         match &self.kind {
             NearKind::Cells { grid, entry, .. } => {
@@ -168,12 +170,12 @@ impl IndexRef<'_> {
                     },
                 )
             }),
-            IndexRef::Grid(_) if !few_targets => self.map_near_batched(
-                snapshot,
+            IndexRef::Grid(grid) if !few_targets => batched_on_grid(
+                grid,
                 reach,
                 source,
                 target,
-                f,
+                |i, near, out: &mut T| *out = f(i, near),
                 |_, done: &mut [T], out: &mut [T]| out.swap_with_slice(done),
             ),
             IndexRef::Grid(_) => {
@@ -197,7 +199,8 @@ impl IndexRef<'_> {
     }
 
     /// [`IndexRef::map_near`] in two stages, for a result worked out several boids at a time:
-    /// `f(slot, near)` gives each source an intermediate result, and `finish(slots, results,
+    /// `f(slot, near, result)` gives each source an intermediate result (it fills `result`, a
+    /// `S::default()` in the batch's buffer), and `finish(slots, results,
     /// out)` turns a batch of them into theirs (`out[k]` of `results[k]`, the boid of slot
     /// `slots[k]`, alone: how boids are batched must not change a result). On the grid the
     /// intermediate results live only in a small buffer per thread, and the batches follow the
@@ -209,14 +212,18 @@ impl IndexRef<'_> {
         reach: f32,
         source: impl Fn(usize) -> bool + Sync,
         target: impl Fn(usize) -> bool + Sync,
-        f: impl Fn(usize, &Near) -> S + Sync,
+        f: impl Fn(usize, &Near, &mut S) + Sync,
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
     ) -> Vec<T>
     where
         T: Send + Clone + Default + 'static,
     {
         let IndexRef::Grid(grid) = self else {
-            let mut done = self.map_near(snapshot, reach, false, source, target, f);
+            let mut done = self.map_near(snapshot, reach, false, source, target, |i, near| {
+                let mut result = S::default();
+                f(i, near, &mut result);
+                result
+            });
             let mut out = vec![T::default(); done.len()];
             zip_runs(&mut done, &mut out, BATCH, |first, done, out| {
                 for (k, (done, out)) in done
@@ -231,28 +238,35 @@ impl IndexRef<'_> {
             });
             return out;
         };
-        grid.map_by_cell(
-            reach,
-            |e, hood| {
-                let slot = grid.slot[e] as usize;
-                if !source(slot) {
-                    return S::default();
-                }
-                f(
-                    slot,
-                    &Near {
-                        kind: NearKind::Cells {
-                            grid,
-                            hood,
-                            entry: e,
-                        },
-                        target: &target,
-                    },
-                )
-            },
-            finish,
-        )
+        batched_on_grid(grid, reach, source, target, f, finish)
     }
+}
+
+/// [`IndexRef::map_near_batched`] on the grid: cell by cell ([`Grid::map_by_cell`]).
+fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Default + 'static>(
+    grid: &Grid,
+    reach: f32,
+    source: impl Fn(usize) -> bool + Sync,
+    target: impl Fn(usize) -> bool + Sync,
+    f: impl Fn(usize, &Near, &mut S) + Sync,
+    finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
+) -> Vec<T> {
+    grid.map_by_cell(
+        reach,
+        |e, hood, result| {
+            let slot = grid.slot[e] as usize;
+            if source(slot) {
+                let kind = NearKind::Cells {
+                    grid,
+                    hood,
+                    entry: e,
+                };
+                let target = &target;
+                f(slot, &Near { kind, target }, result);
+            }
+        },
+        finish,
+    )
 }
 
 /// `f(slot)` for every slot of `n` that passes `source`, in parallel; by slot.

@@ -154,10 +154,10 @@ fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
                 reach,
                 source,
                 |_| true,
-                |i, near| {
+                |i, near, seen: &mut Seen| {
                     let mut count = 0;
                     near.for_each_within(s.pos[i], reach, |_, _| count += 1);
-                    (true, near.source(s, i), count)
+                    *seen = (true, near.source(s, i), count);
                 },
                 |slots: &[u32],
                  seen: &mut [Seen],

@@ -355,16 +355,18 @@ impl Grid {
     /// by snapshot slot. A cell's neighbourhood (its strips within `reach`) is worked out once
     /// and shared by all the cell's boids (each boid is in its own neighbourhood), so the
     /// caller's inner loop is a straight pass over contiguous arrays. Two stages:
-    /// `f(entry, neighbourhood)` gives each boid an intermediate result, kept in a small
-    /// buffer, and `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive
-    /// entries' results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot
-    /// `slots[k]`, alone: how entries are batched must not change a result). Only the finished
-    /// results are kept for every boid, in one array: each part (a run of cells with about
-    /// the same number of boids) moves a finished batch straight to its boids' slots.
-    pub fn map_by_cell<S, T: Send + Clone + Default + 'static>(
+    /// `f(entry, neighbourhood, result)` gives each boid an intermediate result, filling a
+    /// `S::default()` in a small buffer (in place: a result returned by value was copied there
+    /// through the stack), and `finish(slots, results, out)` turns a batch of at most
+    /// [`BATCH`] consecutive entries' results into theirs (`out[k]` of `results[k]`, the boid
+    /// of snapshot slot `slots[k]`, alone: how entries are batched must not change a result).
+    /// Only the finished results are kept for every boid, in one array: each part (a run of
+    /// cells with about the same number of boids) moves a finished batch straight to its
+    /// boids' slots.
+    pub fn map_by_cell<S: Clone + Default, T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,
-        f: impl Fn(usize, &Neighbourhood) -> S + Sync,
+        f: impl Fn(usize, &Neighbourhood, &mut S) + Sync,
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
     ) -> Vec<T> {
         let (cells, n) = (self.cols * self.rows, self.slot.len());
@@ -388,12 +390,13 @@ impl Grid {
         let (f, finish, by_slot) = (&f, &finish, &by_slot);
         for_each_part(chunks, |chunk| {
             let mut near = Neighbourhood::default();
-            // The batch holds the results of entries `first..first + batch.len()`; `done`
-            // their finished results, each then moved to its slot.
-            let mut batch = Vec::with_capacity(BATCH);
+            // The batch holds the results of entries `first..first + len`; `done` their
+            // finished results, each then moved to its slot.
+            let mut batch = vec![S::default(); BATCH];
+            let mut len = 0;
             let mut done = vec![T::default(); BATCH];
             let mut first = self.start[chunk.start] as usize;
-            let mut flush = |first: usize, batch: &mut Vec<S>| {
+            let mut flush = |first: usize, batch: &mut [S]| {
                 let slots = &self.slot[first..first + batch.len()];
                 let done = &mut done[..batch.len()];
                 finish(slots, batch, done);
@@ -402,7 +405,6 @@ impl Grid {
                     // read until every part is done.
                     unsafe { by_slot.put(slot as usize, std::mem::take(result)) };
                 }
-                batch.clear();
             };
             for c in chunk {
                 let own = self.start[c] as usize..self.start[c + 1] as usize;
@@ -411,14 +413,16 @@ impl Grid {
                 }
                 self.neighbourhood(c % self.cols, c / self.cols, reach, &mut near);
                 for e in own {
-                    if batch.len() == BATCH {
+                    if len == BATCH {
                         flush(first, &mut batch);
-                        first = e;
+                        (first, len) = (e, 0);
                     }
-                    batch.push(f(e, &near));
+                    batch[len] = S::default();
+                    f(e, &near, &mut batch[len]);
+                    len += 1;
                 }
             }
-            flush(first, &mut batch);
+            flush(first, &mut batch[..len]);
             near.keep_columns();
         });
         out

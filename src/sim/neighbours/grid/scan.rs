@@ -197,18 +197,33 @@ impl Grid {
         let mut at = 0;
         for strip in strips {
             let (n, from) = (strip.hi - strip.lo, strip.lo + LANES);
-            let blocks = from..from + n.next_multiple_of(LANES);
-            let to = at..at + blocks.len();
-            x[to.clone()].copy_from_slice(&self.x[blocks.clone()]);
-            y[to.clone()].copy_from_slice(&self.y[blocks.clone()]);
-            vx[to.clone()].copy_from_slice(&self.vx[blocks.clone()]);
-            vy[to.clone()].copy_from_slice(&self.vy[blocks.clone()]);
-            swarm[to.clone()].copy_from_slice(&self.swarm_f[blocks]);
-            // The shifts by whole blocks too (a strip's last may run past it, as above).
-            for (column, shift) in [(&mut *sx, strip.sx), (&mut *sy, strip.sy)] {
-                for block in column[to.clone()].as_chunks_mut::<LANES>().0 {
-                    *block = [shift; LANES];
-                }
+            let (src, to) = (
+                from..from + n.next_multiple_of(LANES),
+                at..at + n.next_multiple_of(LANES),
+            );
+            // Block by block, every column at once: a strip is a few blocks, where a copy call
+            // per column cost more than the copying. The shifts too, by whole blocks (a strip's
+            // last block may run past it, as above).
+            let [xs, ys, vxs, vys, sws] = [&self.x, &self.y, &self.vx, &self.vy, &self.swarm_f]
+                .map(|c| c[src.clone()].as_chunks::<LANES>().0);
+            let [xd, yd, vxd, vyd, swd, sxd, syd] = [
+                &mut *x,
+                &mut *y,
+                &mut *vx,
+                &mut *vy,
+                &mut *swarm,
+                &mut *sx,
+                &mut *sy,
+            ]
+            .map(|c| c[to.clone()].as_chunks_mut::<LANES>().0);
+            for b in 0..xs.len() {
+                xd[b] = xs[b];
+                yd[b] = ys[b];
+                vxd[b] = vxs[b];
+                vyd[b] = vys[b];
+                swd[b] = sws[b];
+                sxd[b] = [strip.sx; LANES];
+                syd[b] = [strip.sy; LANES];
             }
             at += n;
         }
