@@ -10,17 +10,18 @@ use crate::sim::math::UNIT_EPSILON;
 use crate::sim::neighbours::Near;
 
 /// [`FlockSums`] of a boid at `p` moving with `v` that sees all round, eight candidates at a
-/// time with SIMD where the backend keeps its candidates in contiguous arrays ([`Near::lanes`];
-/// `None` elsewhere): the weights of [`FlockSums::add`] as 0/1 lane masks. The boid is in its
+/// time with SIMD where the backend keeps its candidates in contiguous arrays ([`Near::lanes`]):
+/// the weights of [`FlockSums::add`] as 0/1 lane masks. The boid is in its
 /// own neighbourhood (offset exactly zero, so it adds 1 to each count it is within radius of
 /// and its own velocity to the alignment sum); that is taken back out at the end. The float
 /// sums are grouped differently from the one-by-one path, so the two agree within rounding.
 /// The sums only some models read are accumulated only when asked for (zero otherwise): `RAW`
 /// [`FlockSums::away_raw`] (the hybrid and adams models), `INVERSE_SQUARE`
-/// [`FlockSums::away_sq`] (pygame), `UNIT` [`FlockSums::away_unit`] (report). The sums go
-/// into `out` (left as it is when the backend has no lanes, and then `false` is returned):
-/// returned by value they were copied twice on the way to the caller's buffer, each copy
-/// reading in wider loads than it was written, which stalled every boid.
+/// [`FlockSums::away_sq`] (pygame), `UNIT` [`FlockSums::away_unit`] (report). Writes the sums
+/// into `out` and returns `true`; where the backend has no contiguous candidates it returns
+/// `false` and leaves `out` as it is (the caller then scans one by one). It fills `out` rather
+/// than returning a value, which was copied on its way and stalled each boid (store
+/// forwarding; BENCHMARKS.md, fourteenth stop).
 pub fn lane_sums<const RAW: bool, const INVERSE_SQUARE: bool, const UNIT: bool>(
     near: &Near,
     p: Vec2,

@@ -83,7 +83,8 @@ pub fn flocking_forces(
         let (p, v, swarm) = near.source(snapshot, i);
         let r = &rules[swarm.index()];
         let me = swarm.index() as u8;
-        // The sums straight into the batch's buffer (see `lane_sums`).
+        // The sums straight into the batch's buffer (see `lane_sums`). `seen` arrives as
+        // `Seen::default()`, so the one-by-one scan below adds into zero sums.
         let sums = &mut seen.sums;
         let served = match (r.cos_fov, model) {
             (Some(_), _) => false,

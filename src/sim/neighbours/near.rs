@@ -40,9 +40,9 @@ impl Near<'_> {
     /// The source boid's position, velocity and swarm (the boid of snapshot slot `slot`), read
     /// where the backend keeps them next to its neighbours' — the grid's cell-ordered arrays,
     /// which a traversal reads in order, rather than the snapshot's slot-ordered ones, which
-    /// it would read in a scattered order. The same values either way. Always inlined: called,
-    /// it handed its result back through memory that the caller read in wider loads than it
-    /// was written, which stalled each boid of the flocking pass.
+    /// it would read in a scattered order. The same values either way. Always inlined: as a
+    /// call, its result came back through memory and stalled each boid (store forwarding;
+    /// BENCHMARKS.md, fourteenth stop).
     #[inline(always)]
     pub fn source(&self, snapshot: &Snapshot, slot: usize) -> (Vec2, Vec2, Swarm) {
         match &self.kind {
@@ -199,10 +199,10 @@ impl IndexRef<'_> {
     }
 
     /// [`IndexRef::map_near`] in two stages, for a result worked out several boids at a time:
-    /// `f(slot, near, result)` gives each source an intermediate result (it fills `result`, a
-    /// `S::default()` in the batch's buffer), and `finish(slots, results,
-    /// out)` turns a batch of them into theirs (`out[k]` of `results[k]`, the boid of slot
-    /// `slots[k]`, alone: how boids are batched must not change a result). On the grid the
+    /// `f(slot, near, result)` fills `result`, which starts as `S::default()`, with the
+    /// source's intermediate result, and `finish(slots, results, out)` turns a batch of them
+    /// into theirs (`out[k]` of `results[k]`, the boid of slot `slots[k]`, alone: how boids
+    /// are batched must not change a result). On the grid the
     /// intermediate results live only in a small buffer per thread, and the batches follow the
     /// traversal (cell order), so nothing is read from the snapshot out of order; elsewhere
     /// they are all made first and finished in slot order.

@@ -355,14 +355,13 @@ impl Grid {
     /// by snapshot slot. A cell's neighbourhood (its strips within `reach`) is worked out once
     /// and shared by all the cell's boids (each boid is in its own neighbourhood), so the
     /// caller's inner loop is a straight pass over contiguous arrays. Two stages:
-    /// `f(entry, neighbourhood, result)` gives each boid an intermediate result, filling a
-    /// `S::default()` in a small buffer (in place: a result returned by value was copied there
-    /// through the stack), and `finish(slots, results, out)` turns a batch of at most
-    /// [`BATCH`] consecutive entries' results into theirs (`out[k]` of `results[k]`, the boid
-    /// of snapshot slot `slots[k]`, alone: how entries are batched must not change a result).
-    /// Only the finished results are kept for every boid, in one array: each part (a run of
-    /// cells with about the same number of boids) moves a finished batch straight to its
-    /// boids' slots.
+    /// `f(entry, neighbourhood, result)` fills `result`, a slot of a small per-thread buffer
+    /// reset to `S::default()` before each call, with the boid's intermediate result, and
+    /// `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive entries'
+    /// results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot `slots[k]`,
+    /// alone: how entries are batched must not change a result). Only the finished results
+    /// are kept for every boid, in one array: each part (a run of cells with about the same
+    /// number of boids) moves a finished batch straight to its boids' slots.
     pub fn map_by_cell<S: Clone + Default, T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,
