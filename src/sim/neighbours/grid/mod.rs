@@ -355,7 +355,7 @@ impl Grid {
     /// by snapshot slot. A cell's neighbourhood (its strips within `reach`) is worked out once
     /// and shared by all the cell's boids (each boid is in its own neighbourhood), so the
     /// caller's inner loop is a straight pass over contiguous arrays. Two stages:
-    /// `f(entry, neighbourhood, result)` fills `result`, a slot of a small per-thread buffer
+    /// `f(entry, neighbourhood, result)` fills `result`, a slot of a small buffer per part
     /// reset to `S::default()` before each call, with the boid's intermediate result, and
     /// `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive entries'
     /// results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot `slots[k]`,

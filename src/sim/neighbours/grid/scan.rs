@@ -201,9 +201,9 @@ impl Grid {
                 from..from + n.next_multiple_of(LANES),
                 at..at + n.next_multiple_of(LANES),
             );
-            // All seven columns in one loop, block by block: a strip is only a few blocks, and
-            // a copy call per column cost more than the copying. A strip's last block may run
-            // past its end (see above).
+            // The five columns copied and the two shifts filled in one loop, block by block: a
+            // strip is only a few blocks, and a copy call per column cost more than the
+            // copying. A strip's last block may run past its end (see above).
             let [xs, ys, vxs, vys, sws] = [&self.x, &self.y, &self.vx, &self.vy, &self.swarm_f]
                 .map(|c| c[src.clone()].as_chunks::<LANES>().0);
             let [xd, yd, vxd, vyd, swd, sxd, syd] = [
