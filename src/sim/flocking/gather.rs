@@ -11,9 +11,9 @@ use crate::sim::neighbours::Near;
 
 /// [`FlockSums`] of a boid at `p` moving with `v` that sees all round, eight candidates at a
 /// time with SIMD where the backend keeps its candidates in contiguous arrays ([`Near::lanes`]):
-/// the weights of [`FlockSums::add`] as 0/1 lane masks. The boid is in its
-/// own neighbourhood (offset exactly zero, so it adds 1 to each count it is within radius of
-/// and its own velocity to the alignment sum); that is taken back out at the end. The float
+/// the weights of [`FlockSums::add`] as 0/1 lane masks. The boid is in its own neighbourhood
+/// (offset exactly zero, so it adds 1 to each count it is within radius of and its own
+/// velocity to the alignment sum); that is taken back out at the end. The float
 /// sums are grouped differently from the one-by-one path, so the two agree within rounding.
 /// The sums only some models read are accumulated only when asked for (zero otherwise): `RAW`
 /// [`FlockSums::away_raw`] (the hybrid and adams models), `INVERSE_SQUARE`

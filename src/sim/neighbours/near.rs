@@ -202,10 +202,10 @@ impl IndexRef<'_> {
     /// `f(slot, near, result)` fills `result`, which starts as `S::default()`, with the
     /// source's intermediate result, and `finish(slots, results, out)` turns a batch of them
     /// into theirs (`out[k]` of `results[k]`, the boid of slot `slots[k]`, alone: how boids
-    /// are batched must not change a result). On the grid the
-    /// intermediate results live only in a small buffer per thread, and the batches follow the
-    /// traversal (cell order), so nothing is read from the snapshot out of order; elsewhere
-    /// they are all made first and finished in slot order.
+    /// are batched must not change a result). On the grid the intermediate results live only
+    /// in a small buffer per thread, and the batches follow the traversal (cell order), so
+    /// nothing is read from the snapshot out of order; elsewhere they are all made first and
+    /// finished in slot order.
     pub fn map_near_batched<S: Send + Clone + Default + 'static, T>(
         &self,
         snapshot: &Snapshot,
@@ -242,7 +242,9 @@ impl IndexRef<'_> {
     }
 }
 
-/// [`IndexRef::map_near_batched`] on the grid: cell by cell ([`Grid::map_by_cell`]).
+/// [`IndexRef::map_near_batched`] on the grid: cell by cell ([`Grid::map_by_cell`]). Its own
+/// function so that [`IndexRef::map_near`] can call it directly: through `map_near_batched`,
+/// whose other backends call `map_near`, each would instantiate the other without end.
 fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Default + 'static>(
     grid: &Grid,
     reach: f32,
