@@ -197,10 +197,8 @@ impl Grid {
         let mut at = 0;
         for strip in strips {
             let (n, from) = (strip.hi - strip.lo, strip.lo + LANES);
-            let (src, to) = (
-                from..from + n.next_multiple_of(LANES),
-                at..at + n.next_multiple_of(LANES),
-            );
+            let copied = n.next_multiple_of(LANES);
+            let (src, to) = (from..from + copied, at..at + copied);
             // The five columns copied and the two shifts filled in one loop, block by block: a
             // strip is only a few blocks, and a copy call per column cost more than the
             // copying. A strip's last block may run past its end (see above).
