@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, steer};
-use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
+use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot, Targets};
 use crate::sim::schedule::SteerSystems;
 use crate::sim::swarm::Swarm;
 
@@ -84,7 +84,7 @@ fn flee_doctors(
             radius,
             true,
             |i| s.swarm[i] == Swarm::Antivax,
-            |j| s.swarm[j] == Swarm::Doctor,
+            Targets::Where(&|j| s.swarm[j] == Swarm::Doctor),
             |i, doctors| {
                 let mut flight = Flight::default();
                 doctors.for_each_within(s.pos[i], radius, |_, offset| flight.add(offset));

@@ -97,22 +97,35 @@ impl Space {
     /// Centroid of points: the circular mean per axis on a torus, the plain mean otherwise
     /// (docs/model.md §2). `None` when there are no points.
     pub fn centroid(&self, points: impl IntoIterator<Item = Vec2>) -> Option<Vec2> {
-        let mut n = 0usize;
+        let mut sums = CentroidSums::default();
+        for p in points {
+            sums.add(&self.centroid_term(p));
+        }
+        self.centroid_of(&sums)
+    }
+
+    /// What point `p` adds to a [`Space::centroid`]'s sums: worked out once, it can go into
+    /// several (a swarm's and its flock's), at one set of sines and cosines a point.
+    #[inline]
+    pub fn centroid_term(&self, p: Vec2) -> CentroidTerm {
         if self.wraps() {
-            // Each axis is an angle on its own circle; average the unit vectors.
-            let (mut cx, mut sx, mut cy, mut sy) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-            for p in points {
-                let ax = (p.x / self.width * TAU) as f64;
-                let ay = (p.y / self.height * TAU) as f64;
-                cx += libm::cos(ax);
-                sx += libm::sin(ax);
-                cy += libm::cos(ay);
-                sy += libm::sin(ay);
-                n += 1;
-            }
-            if n == 0 {
-                return None;
-            }
+            // Each axis is an angle on its own circle; the unit vectors are averaged.
+            let ax = (p.x / self.width * TAU) as f64;
+            let ay = (p.y / self.height * TAU) as f64;
+            CentroidTerm::Angles([libm::cos(ax), libm::sin(ax), libm::cos(ay), libm::sin(ay)])
+        } else {
+            CentroidTerm::Point(p)
+        }
+    }
+
+    /// The centroid of the points whose terms `sums` holds ([`Space::centroid`]); `None`
+    /// without points.
+    pub fn centroid_of(&self, sums: &CentroidSums) -> Option<Vec2> {
+        if sums.n == 0 {
+            return None;
+        }
+        if self.wraps() {
+            let [cx, sx, cy, sy] = sums.angles;
             let to_coord = |s: f64, c: f64, l: f32| {
                 let angle = libm::atan2(s, c).rem_euclid(std::f64::consts::TAU);
                 wrap_coord((angle / std::f64::consts::TAU * l as f64) as f32, l)
@@ -122,13 +135,45 @@ impl Space {
                 to_coord(sy, cy, self.height),
             ))
         } else {
-            let mut sum = Vec2::ZERO;
-            for p in points {
-                sum += p;
-                n += 1;
-            }
-            (n > 0).then(|| sum / n as f32)
+            Some(sums.plain / sums.n as f32)
         }
+    }
+}
+
+/// One point's share of a centroid ([`Space::centroid_term`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CentroidTerm {
+    /// On a torus: the cosine and sine of the point's angle on the x circle, then on the y one.
+    Angles([f64; 4]),
+    /// Elsewhere: the point.
+    Point(Vec2),
+}
+
+/// The running sums a centroid is worked out from ([`Space::centroid_of`]). Terms are added in
+/// the order given, and the same terms in the same order give the same bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CentroidSums {
+    /// Sums of the cosines and sines of [`CentroidTerm::Angles`], in its order.
+    angles: [f64; 4],
+    /// Sum of the points of [`CentroidTerm::Point`].
+    plain: Vec2,
+    /// Terms added.
+    n: usize,
+}
+
+impl CentroidSums {
+    /// Adds one point's term.
+    #[inline]
+    pub fn add(&mut self, term: &CentroidTerm) {
+        match term {
+            CentroidTerm::Angles(a) => {
+                for (sum, x) in self.angles.iter_mut().zip(a) {
+                    *sum += x;
+                }
+            }
+            CentroidTerm::Point(p) => self.plain += *p,
+        }
+        self.n += 1;
     }
 }
 

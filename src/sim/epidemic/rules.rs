@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use crate::sim::agent::Disease;
 use crate::sim::clock::is_due;
 use crate::sim::config::{EpidemicConfig, SimConfig};
-use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot, SubsetIndex};
+use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot, SubsetIndex, Targets};
 use crate::sim::parallel::{map_chunks, map_light_chunks};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::swarm::Swarm;
@@ -215,17 +215,22 @@ impl EpidemicStep<'_> {
         }
         // Most sources pass nothing on in a step: their entry is one null pointer, not an
         // empty list's 24 bytes.
-        let by_source: Vec<Option<Box<Vec<(usize, usize)>>>> =
-            self.index
-                .map_near(s, reach, few_targets, &is_source, &is_target, |j, near| {
-                    let mut out = Vec::new();
-                    near.for_each_within(near.source(s, j).0, radius(j), |i, _| {
-                        if decides(i, j) {
-                            out.push((i, j));
-                        }
-                    });
-                    (!out.is_empty()).then(|| Box::new(out))
+        let by_source: Vec<Option<Box<Vec<(usize, usize)>>>> = self.index.map_near(
+            s,
+            reach,
+            few_targets,
+            &is_source,
+            Targets::Where(&is_target),
+            |j, near| {
+                let mut out = Vec::new();
+                near.for_each_within(near.source(s, j).0, radius(j), |i, _| {
+                    if decides(i, j) {
+                        out.push((i, j));
+                    }
                 });
+                (!out.is_empty()).then(|| Box::new(out))
+            },
+        );
         by_source
             .into_iter()
             .flatten()

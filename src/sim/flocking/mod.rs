@@ -24,7 +24,7 @@ use crate::sim::agent::{Boid, Steering};
 use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, SteeringModel};
 use crate::sim::lanes::{F8, vectorized};
-use crate::sim::neighbours::{IndexRef, Near, Neighbours, Snapshot};
+use crate::sim::neighbours::{IndexRef, Near, Neighbours, Snapshot, Targets};
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::schedule::SteerSystems;
 use crate::sim::swarm::Swarm;
@@ -147,7 +147,7 @@ pub fn flocking_forces(
             }
         })
     };
-    index.map_near_batched(snapshot, reach, |_| true, |_| true, see, finish)
+    index.map_near_batched(snapshot, reach, |_| true, Targets::Every, see, finish)
 }
 
 /// Writes every boid's flocking and noise accelerations.

@@ -13,8 +13,9 @@ mod tests;
 pub use sample::{Cell, GroupSample, Measure, SWARM_MEASURES, Sample, Spread};
 pub use structure::{
     MIN_SHAPED_FLOCK, coefficient_of_variation, coefficient_of_variation_of, cohesion_and_rms,
-    cohesion_and_rms_of, elongation, flock_counts, flock_structure, flocks, flocks_and_nearest,
-    milling, nearest_same_swarm, offsets_from_centre, polarisation,
+    cohesion_and_rms_about, cohesion_and_rms_of, elongation, flock_counts, flock_structure,
+    flock_structure_about, flocks, flocks_and_nearest, milling, nearest_same_swarm,
+    offsets_from_centre, polarisation,
 };
 
 use bevy::prelude::*;
@@ -26,6 +27,7 @@ use crate::sim::config::SimConfig;
 use crate::sim::neighbours::{IndexRef, Neighbours, Snapshot};
 use crate::sim::parallel::map_chunks;
 use crate::sim::schedule::{SimSystems, StepMode};
+use crate::sim::space::CentroidSums;
 use crate::sim::swarm::Swarm;
 
 /// Time constant of the smoothed growth rate, s (docs/model.md §8).
@@ -121,6 +123,10 @@ pub fn measure(
     for (&i, d) in far.iter().zip(found) {
         nearest[i] = d;
     }
+    // Each flock of at least MIN_SHAPED_FLOCK boids is numbered within its swarm, so one pass
+    // over a swarm's boids adds each one's centroid term (its sines and cosines) to the swarm's
+    // sums and its flock's: the terms are worked out once a boid rather than once a sum.
+    let mut shaped_of = vec![u32::MAX; snapshot.len()];
     let counts = count_by_swarm(snapshot);
     let mut sample = Sample {
         time_s,
@@ -144,8 +150,33 @@ pub fn measure(
             continue;
         }
         g.polarisation = polarisation(slots().map(|i| snapshot.vel[i]));
-        (g.cohesion_px, g.rms_separation_px) =
-            cohesion_and_rms_of(&space, slots().map(|i| snapshot.pos[i]));
+        let flocks = &all_flocks[k];
+        let shaped: Vec<usize> = (0..flocks.len())
+            .filter(|&f| flocks[f].len() >= MIN_SHAPED_FLOCK)
+            .collect();
+        for (c, &f) in shaped.iter().enumerate() {
+            for &i in &flocks[f] {
+                shaped_of[i] = c as u32;
+            }
+        }
+        let mut swarm_sums = CentroidSums::default();
+        let mut flock_sums = vec![CentroidSums::default(); shaped.len()];
+        for i in slots() {
+            let term = space.centroid_term(snapshot.pos[i]);
+            swarm_sums.add(&term);
+            if let Some(sums) = flock_sums.get_mut(shaped_of[i] as usize) {
+                sums.add(&term);
+            }
+        }
+        let mut centres = vec![None; flocks.len()];
+        for (&f, sums) in shaped.iter().zip(&flock_sums) {
+            centres[f] = space.centroid_of(sums);
+        }
+        (g.cohesion_px, g.rms_separation_px) = cohesion_and_rms_about(
+            &space,
+            space.centroid_of(&swarm_sums),
+            slots().map(|i| snapshot.pos[i]),
+        );
         // The nearest distances in slot order, as found (f32: the same sums as before).
         let nn = || {
             slots()
@@ -157,7 +188,8 @@ pub fn measure(
         g.nearest_neighbour_px = (found > 0).then(|| nn().sum::<f64>() / found as f64);
         g.nn_cv = coefficient_of_variation_of(nn());
         g.flocks = Some(all_flocks[k].len() as u64);
-        (g.largest_flock_frac, g.milling, g.elongation) = flock_structure(snapshot, &all_flocks[k]);
+        (g.largest_flock_frac, g.milling, g.elongation) =
+            flock_structure_about(snapshot, flocks, &centres);
         g.mean_speed_px_s = Some(
             slots()
                 .map(|i| snapshot.vel[i].length() as f64)

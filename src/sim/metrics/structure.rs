@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use bevy::prelude::*;
 
 use crate::sim::config::SimConfig;
+use crate::sim::lanes::F8;
 use crate::sim::math::unit;
-use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot};
+use crate::sim::neighbours::{ISOLATED_LANE, IndexRef, NeighbourIndex, Snapshot, Targets};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -34,7 +35,17 @@ pub fn cohesion_and_rms_of(
     space: &Space,
     points: impl Iterator<Item = Vec2> + Clone,
 ) -> (Option<f64>, Option<f64>) {
-    let Some(c) = space.centroid(points.clone()) else {
+    cohesion_and_rms_about(space, space.centroid(points.clone()), points)
+}
+
+/// [`cohesion_and_rms_of`] given the points' centroid (`None`: there are none), worked out by
+/// the caller (see [`Space::centroid_term`]).
+pub fn cohesion_and_rms_about(
+    space: &Space,
+    centroid: Option<Vec2>,
+    points: impl Iterator<Item = Vec2>,
+) -> (Option<f64>, Option<f64>) {
+    let Some(c) = centroid else {
         return (None, None);
     };
     let (mut sum, mut sum2, mut count) = (0.0f64, 0.0f64, 0usize);
@@ -112,6 +123,7 @@ impl Groups {
         }
     }
 
+    #[inline]
     fn root(&self, mut x: u32) -> u32 {
         loop {
             let p = self.parent[x as usize].load(Ordering::Acquire);
@@ -119,6 +131,11 @@ impl Groups {
                 return x;
             }
             let grand = self.parent[p as usize].load(Ordering::Acquire);
+            if grand == p {
+                // `x` hangs from the root already: nothing to halve, and no write (a locked
+                // write of the same value would still take the cache line from other threads).
+                return p;
+            }
             // Path halving; if another thread moved `x` meanwhile, its new parent is as good.
             let _ = self.parent[x as usize].compare_exchange(
                 p,
@@ -147,6 +164,33 @@ impl Groups {
             );
             if linked.is_ok() {
                 return lo;
+            }
+        }
+    }
+}
+
+/// One boid's links in [`flocks_and_nearest`]: it joins the groups of boid `i` and each other
+/// boid of its swarm it hears of, and keeps the nearest squared distance among them.
+struct Link<'a> {
+    groups: &'a Groups,
+    swarms: &'a [Swarm],
+    i: usize,
+    swarm: Swarm,
+    /// A root of `i`'s group (see [`flocks_and_nearest`]).
+    root_i: u32,
+    best2: f32,
+}
+
+impl Link<'_> {
+    /// Boid `j` is within the radius, `d2` its squared distance. Always inlined: it runs once
+    /// a neighbour, inside the scan's loop, and as a call it passed its arguments through
+    /// memory.
+    #[inline(always)]
+    fn hit(&mut self, j: usize, d2: f32) {
+        if j != self.i && self.swarms[j] == self.swarm {
+            self.best2 = self.best2.min(d2);
+            if j > self.i && self.groups.root(j as u32) != self.root_i {
+                self.root_i = self.groups.join(self.i as u32, j as u32);
             }
         }
     }
@@ -182,29 +226,39 @@ pub fn flocks_and_nearest(
         reach,
         false,
         |_| true,
-        |_| true,
+        Targets::Every,
         |i, near| {
             let (p, _, swarm) = near.source(snapshot, i);
             let (r, same_search) = (radius[swarm.index()], same_search[swarm.index()]);
             // The nearest squared distance: its square root is the nearest distance, to the
             // bit (a correctly rounded square root never reverses an order), at one root a boid.
-            let mut best2 = f32::INFINITY;
             // A root `i`'s group had: a neighbour whose root it is needs no join. Groups only
             // merge, so a root that is still one still holds `i`, however old the value; in a
             // flock most links find their two ends joined already.
-            let mut root_i = groups.root(i as u32);
-            let mut hit = |j: usize, d2: f32| {
-                if j != i && snapshot.swarm[j] == swarm {
-                    best2 = best2.min(d2);
-                    if j > i && groups.root(j as u32) != root_i {
-                        root_i = groups.join(i as u32, j as u32);
-                    }
-                }
+            let mut link = Link {
+                groups: &groups,
+                swarms: &snapshot.swarm,
+                i,
+                swarm,
+                root_i: groups.root(i as u32),
+                best2: f32::INFINITY,
             };
-            // Eight candidates at a time on the grid, one at a time elsewhere: the same hits.
-            if !near.within_by_lanes(p, r, &mut hit) {
-                near.for_each_within(p, r, |j, off| hit(j, off.length_squared()));
+            // Eight candidates at a time on the grid (a block's lanes of other swarms dropped at
+            // once; an isolated boid's lane, −2, is told apart one by one), one at a time
+            // elsewhere: the same links and distances.
+            let (me, lone) = (F8::splat(swarm.index() as f32), F8::splat(ISOLATED_LANE));
+            let served = near.within_by_lanes(
+                p,
+                r,
+                #[inline(always)]
+                |l, _| l.swarm.cmp_eq(me).move_mask() | l.swarm.cmp_eq(lone).move_mask(),
+                #[inline(always)]
+                |j, d2| link.hit(j, d2),
+            );
+            if !served {
+                near.for_each_within(p, r, |j, off| link.hit(j, off.length_squared()));
             }
+            let best2 = link.best2;
             if same_search {
                 best2.sqrt()
             } else {
@@ -283,7 +337,12 @@ struct Centring {
 impl Centring {
     /// From the points an iterator gives (read twice, in order); `None` without points.
     fn of(space: &Space, points: impl Iterator<Item = Vec2> + Clone) -> Option<Self> {
-        let centre = space.centroid(points.clone())?;
+        Self::about(space, space.centroid(points.clone())?, points)
+    }
+
+    /// From the points' centroid, worked out by the caller, and the points; `None` without
+    /// points.
+    fn about(space: &Space, centre: Vec2, points: impl Iterator<Item = Vec2>) -> Option<Self> {
         let (mut sum, mut count) = (Vec2::ZERO, 0usize);
         for p in points {
             sum += space.displacement(centre, p);
@@ -359,21 +418,53 @@ pub fn flock_structure(
     snapshot: &Snapshot,
     flocks: &[Vec<usize>],
 ) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let space = snapshot.space();
+    let centres: Vec<Option<Vec2>> = flocks
+        .iter()
+        .map(|f| {
+            (f.len() >= MIN_SHAPED_FLOCK)
+                .then(|| space.centroid(f.iter().map(|&i| snapshot.pos[i])))
+                .flatten()
+        })
+        .collect();
+    flock_structure_about(snapshot, flocks, &centres)
+}
+
+/// [`flock_structure`] given the centroid of each flock of at least [`MIN_SHAPED_FLOCK`]
+/// (`centres[k]` of `flocks[k]`; the others' are not read), worked out by the caller (see
+/// [`Space::centroid_term`]).
+pub fn flock_structure_about(
+    snapshot: &Snapshot,
+    flocks: &[Vec<usize>],
+    centres: &[Option<Vec2>],
+) -> (Option<f64>, Option<f64>, Option<f64>) {
     let alive: usize = flocks.iter().map(Vec::len).sum();
     // The largest flock; ties go to the one with the lowest slot (the earlier one).
-    let Some(largest) = flocks
+    let Some((largest, _)) = flocks
         .iter()
-        .reduce(|best, f| if f.len() > best.len() { f } else { best })
+        .enumerate()
+        .reduce(|best, f| if f.1.len() > best.1.len() { f } else { best })
     else {
         return (None, None, None);
     };
     // Each flock's offsets are worked out from the snapshot as they are read: no copy of a
     // flock's points, velocities or offsets (the largest can hold most of a swarm).
     let space = snapshot.space();
-    let centring = |f: &[usize]| Centring::of(&space, f.iter().map(|&i| snapshot.pos[i]));
+    let centring = |k: usize| {
+        let points = flocks[k].iter().map(|&i| snapshot.pos[i]);
+        centres[k].and_then(|c| Centring::about(&space, c, points))
+    };
     let (mut weighted, mut weight) = (0.0f64, 0.0f64);
-    for f in flocks.iter().filter(|f| f.len() >= MIN_SHAPED_FLOCK) {
-        let Some(c) = centring(f) else { continue };
+    // The largest flock's centring, kept from the loop for its elongation.
+    let mut largest_centring = None;
+    for (k, f) in flocks.iter().enumerate() {
+        if f.len() < MIN_SHAPED_FLOCK {
+            continue;
+        }
+        let Some(c) = centring(k) else { continue };
+        if k == largest {
+            largest_centring = Some(c);
+        }
         if let Some(m) = milling_of(
             f.iter()
                 .map(|&i| (c.offset(snapshot.pos[i]), snapshot.vel[i])),
@@ -382,14 +473,10 @@ pub fn flock_structure(
             weight += f.len() as f64;
         }
     }
-    let shape = (largest.len() >= MIN_SHAPED_FLOCK)
-        .then(|| {
-            let c = centring(largest)?;
-            elongation_of(largest.iter().map(|&i| c.offset(snapshot.pos[i])))
-        })
-        .flatten();
+    let shape = largest_centring
+        .and_then(|c| elongation_of(flocks[largest].iter().map(|&i| c.offset(snapshot.pos[i]))));
     (
-        Some(largest.len() as f64 / alive as f64),
+        Some(flocks[largest].len() as f64 / alive as f64),
         (weight > 0.0).then(|| weighted / weight),
         shape,
     )

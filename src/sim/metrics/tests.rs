@@ -6,7 +6,7 @@ use crate::sim::agent::Disease;
 use crate::sim::config::IndexKind;
 use crate::sim::neighbours::test_support::AllBackends;
 use crate::sim::neighbours::{NeighbourIndex, Row};
-use crate::sim::space::Space;
+use crate::sim::space::{Boundary, Space};
 
 fn snapshot(space: Space, pts: &[(Vec2, Vec2, Swarm)]) -> Snapshot {
     let rows = pts
@@ -109,6 +109,58 @@ fn one_query_per_boid_gives_its_nearest_within_the_radius_and_the_flocks() {
         }
         // Both cases occur (about one boid in ten has no one of its swarm that close).
         assert!(within > 0 && beyond > 0, "{kind:?}: {within} / {beyond}");
+    }
+}
+
+#[test]
+fn a_sample_s_one_pass_centroids_give_each_measure_s_own_bits() {
+    // `measure` works out each boid's centroid term (its sines and cosines on a torus) once,
+    // for its swarm's centroid and its flock's; the cohesion, rms separation and flock
+    // structure it reports are the measures' own, worked out one by one, to the bit. Dense
+    // enough for flocks of every size, on a torus and between walls.
+    for boundary in [Boundary::Wrap, Boundary::Bounce] {
+        let space = Space {
+            boundary,
+            ..Space::torus(500.0, 300.0)
+        };
+        let s = crate::sim::neighbours::test_support::random_snapshot(space, 400, 29);
+        let b = AllBackends::new(s, 50.0);
+        let (s, idx, config) = (&b.snapshot, b.get(IndexKind::Grid), SimConfig::default());
+        let sample = measure(0.0, s, &idx, &config, &Tally::default(), 0.0);
+        let all_flocks = flocks(&idx, s, &config);
+        let bits = |x: Option<f64>| x.map(f64::to_bits);
+        let mut shaped = 0;
+        for swarm in Swarm::ALL {
+            let k = swarm.index();
+            let g = &sample.swarms[k];
+            let points: Vec<Vec2> = (0..s.len())
+                .filter(|&i| s.swarm[i] == swarm)
+                .map(|i| s.pos[i])
+                .collect();
+            let (coh, rms) = cohesion_and_rms(&space, &points);
+            assert_eq!(bits(g.cohesion_px), bits(coh), "{boundary:?} {swarm:?}");
+            assert_eq!(
+                bits(g.rms_separation_px),
+                bits(rms),
+                "{boundary:?} {swarm:?}"
+            );
+            let (frac, mill, elong) = flock_structure(s, &all_flocks[k]);
+            assert_eq!(
+                bits(g.largest_flock_frac),
+                bits(frac),
+                "{boundary:?} {swarm:?}"
+            );
+            assert_eq!(bits(g.milling), bits(mill), "{boundary:?} {swarm:?}");
+            assert_eq!(bits(g.elongation), bits(elong), "{boundary:?} {swarm:?}");
+            shaped += all_flocks[k]
+                .iter()
+                .filter(|f| f.len() >= MIN_SHAPED_FLOCK)
+                .count();
+        }
+        assert!(
+            shaped >= 3,
+            "{boundary:?}: {shaped} flocks of three or more"
+        );
     }
 }
 

@@ -21,9 +21,9 @@ pub(crate) mod test_support;
 mod tests;
 
 pub use brute::Brute;
-pub use grid::{Grid, Lanes, Neighbourhood, Strip};
+pub use grid::{Grid, ISOLATED_LANE, Lanes, Neighbourhood, Strip};
 pub use kdtree::{Candidates, KdTree, splits as kd_splits};
-pub use near::Near;
+pub use near::{Near, Targets};
 pub use snapshot::{Row, Snapshot};
 pub use subset::SubsetIndex;
 

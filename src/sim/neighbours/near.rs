@@ -10,15 +10,35 @@ use super::grid::BATCH;
 use super::grid::{Grid, Lanes, Neighbourhood};
 use super::kdtree::Candidates;
 use super::{IndexRef, NeighbourIndex, Snapshot};
-use crate::sim::lanes::vectorized;
+use crate::sim::lanes::{F8, vectorized};
 use crate::sim::parallel::{fill, zip_runs};
 use crate::sim::swarm::Swarm;
+
+/// Which boids a traversal ([`IndexRef::map_near`]) reports as neighbours.
+#[derive(Clone, Copy)]
+pub enum Targets<'a> {
+    /// Every boid (flocking, flocks): no filter to call for each candidate.
+    Every,
+    /// The boids whose slot passes the filter.
+    Where(&'a (dyn Fn(usize) -> bool + Sync)),
+}
+
+impl Targets<'_> {
+    /// Whether the boid of slot `j` is a target.
+    #[inline(always)]
+    pub fn has(&self, j: usize) -> bool {
+        match self {
+            Targets::Every => true,
+            Targets::Where(f) => f(j),
+        }
+    }
+}
 
 /// One source boid's candidates, as its backend serves them during [`IndexRef::map_near`]:
 /// only boids that pass the traversal's target filter are ever reported.
 pub struct Near<'a> {
     kind: NearKind<'a>,
-    target: &'a (dyn Fn(usize) -> bool + Sync),
+    target: Targets<'a>,
 }
 
 enum NearKind<'a> {
@@ -64,7 +84,7 @@ impl Near<'_> {
                 for strip in &hood.strips {
                     grid.for_each_hit(hood, strip, centre, r2, |e, offset| {
                         let slot = grid.slot[e] as usize;
-                        if (self.target)(slot) {
+                        if self.target.has(slot) {
                             hit(slot, offset);
                         }
                     });
@@ -72,7 +92,7 @@ impl Near<'_> {
             }
             NearKind::Group(cands) => cands.for_each_within(centre, radius * radius, hit),
             NearKind::Query(index) => index.for_each_within(centre, radius, |j, offset| {
-                if (self.target)(j) {
+                if self.target.has(j) {
                     hit(j, offset)
                 }
             }),
@@ -82,33 +102,48 @@ impl Near<'_> {
 
     /// Where the backend keeps its candidates in contiguous arrays (see [`Near::lanes`]), calls
     /// `hit(slot, d2)` for every target whose minimum-image offset from `centre` is shorter
-    /// than `radius` (at most the traversal's reach), with the offset's squared length — the
-    /// targets and `offset.length_squared()` of [`Near::for_each_within`], in its order, found
-    /// eight candidates at a time in the packed copy of the neighbourhood — and returns true;
-    /// otherwise calls nothing and returns false.
-    #[inline]
+    /// than `radius` (at most the traversal's reach) and whose lane `keep` keeps, with the
+    /// offset's squared length — the targets and `offset.length_squared()` of
+    /// [`Near::for_each_within`], in its order, found eight candidates at a time in the packed
+    /// copy of the neighbourhood — and returns true; otherwise calls nothing and returns false.
+    /// `keep(lanes, d2)` filters a block of eight candidates at once (see
+    /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore. Mark both
+    /// closures `#[inline(always)]`.
+    #[inline(always)]
     pub fn within_by_lanes(
         &self,
         centre: Vec2,
         radius: f32,
+        keep: impl FnMut(&Lanes, F8) -> u32,
         mut hit: impl FnMut(usize, f32),
     ) -> bool {
         let NearKind::Cells { grid, hood, .. } = &self.kind else {
             return false;
         };
         let r2 = radius * radius;
-        let mut hit = |e: usize, d2: f32| {
-            let slot = grid.slot[e] as usize;
-            if (self.target)(slot) {
-                hit(slot, d2);
-            }
-        };
+        macro_rules! scan {
+            ($wx:literal, $wy:literal) => {
+                grid.lanes_within::<$wx, $wy>(
+                    hood,
+                    centre,
+                    r2,
+                    keep,
+                    #[inline(always)]
+                    |e: usize, d2: f32| {
+                        let slot = grid.slot[e] as usize;
+                        if self.target.has(slot) {
+                            hit(slot, d2);
+                        }
+                    },
+                )
+            };
+        }
         vectorized!({
             match (hood.wrap_each.x, hood.wrap_each.y) {
-                (false, false) => grid.lanes_within::<false, false>(hood, centre, r2, &mut hit),
-                (true, false) => grid.lanes_within::<true, false>(hood, centre, r2, &mut hit),
-                (false, true) => grid.lanes_within::<false, true>(hood, centre, r2, &mut hit),
-                (true, true) => grid.lanes_within::<true, true>(hood, centre, r2, &mut hit),
+                (false, false) => scan!(false, false),
+                (true, false) => scan!(true, false),
+                (false, true) => scan!(false, true),
+                (true, true) => scan!(true, true),
             }
         });
         true
@@ -125,6 +160,10 @@ impl Near<'_> {
         centre: Vec2,
         visit: impl FnMut(&Lanes),
     ) -> bool {
+        debug_assert!(
+            matches!(self.target, Targets::Every),
+            "lanes carry every candidate: traverse with Targets::Every"
+        );
         match &self.kind {
             NearKind::Cells { grid, hood, .. } => {
                 grid.lanes::<WX, WY>(hood, centre, visit);
@@ -147,7 +186,7 @@ impl Near<'_> {
 
 impl IndexRef<'_> {
     /// For every boid whose slot passes `source`, `f(slot, near)` with its candidates within
-    /// `reach` that pass `target`; the results by slot (`T::default()` for the others).
+    /// `reach` that are `target`s; the results by slot (`T::default()` for the others).
     /// `few_targets` says the targets are a small share of the boids (doctors, the infected):
     /// backends that gain from it then index them alone. The result does not depend on the
     /// number of threads.
@@ -157,19 +196,24 @@ impl IndexRef<'_> {
         reach: f32,
         few_targets: bool,
         source: impl Fn(usize) -> bool + Sync,
-        target: impl Fn(usize) -> bool + Sync,
+        target: Targets,
         f: impl Fn(usize, &Near) -> T + Sync,
     ) -> Vec<T> {
         match self {
-            IndexRef::KdTree(tree) => tree.map_by_group_where(reach, &source, &target, |i, c| {
-                f(
-                    i,
-                    &Near {
-                        kind: NearKind::Group(c),
-                        target: &target,
-                    },
-                )
-            }),
+            IndexRef::KdTree(tree) => tree.map_by_group_where(
+                reach,
+                &source,
+                |j| target.has(j),
+                |i, c| {
+                    f(
+                        i,
+                        &Near {
+                            kind: NearKind::Group(c),
+                            target,
+                        },
+                    )
+                },
+            ),
             IndexRef::Grid(grid) if !few_targets => batched_on_grid(
                 grid,
                 reach,
@@ -181,17 +225,17 @@ impl IndexRef<'_> {
             IndexRef::Grid(_) => {
                 // A grid of the targets alone, with cells of the reach.
                 let mut subset = Grid::default();
-                subset.rebuild_subset(snapshot, reach, &target);
+                subset.rebuild_subset(snapshot, reach, |j| target.has(j));
                 let near = Near {
                     kind: NearKind::Subset(&subset),
-                    target: &target,
+                    target,
                 };
                 per_source(snapshot.len(), &source, |i| f(i, &near))
             }
             IndexRef::Brute(_) => {
                 let near = Near {
                     kind: NearKind::Query(self),
-                    target: &target,
+                    target,
                 };
                 per_source(snapshot.len(), &source, |i| f(i, &near))
             }
@@ -211,7 +255,7 @@ impl IndexRef<'_> {
         snapshot: &Snapshot,
         reach: f32,
         source: impl Fn(usize) -> bool + Sync,
-        target: impl Fn(usize) -> bool + Sync,
+        target: Targets,
         f: impl Fn(usize, &Near, &mut S) + Sync,
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
     ) -> Vec<T>
@@ -249,7 +293,7 @@ fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Defaul
     grid: &Grid,
     reach: f32,
     source: impl Fn(usize) -> bool + Sync,
-    target: impl Fn(usize) -> bool + Sync,
+    target: Targets,
     f: impl Fn(usize, &Near, &mut S) + Sync,
     finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
 ) -> Vec<T> {
@@ -263,7 +307,6 @@ fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Defaul
                     hood,
                     entry: e,
                 };
-                let target = &target;
                 f(slot, &Near { kind, target }, result);
             }
         },

@@ -7,6 +7,7 @@ use super::snapshot::tests::random_snapshot;
 use super::test_support::AllBackends;
 use super::*;
 use crate::sim::agent::Disease;
+use crate::sim::lanes::F8;
 use crate::sim::space::{Boundary, Space};
 use rand::{Rng, SeedableRng};
 
@@ -153,7 +154,7 @@ fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
                 s,
                 reach,
                 source,
-                |_| true,
+                Targets::Every,
                 |i, near, seen: &mut Seen| {
                     let mut count = 0;
                     near.for_each_within(s.pos[i], reach, |_, _| count += 1);
@@ -187,7 +188,7 @@ fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
 fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths() {
     // Worlds where the grid's neighbourhoods cross the seams, and span whole axes; a target
     // filter; radii below the reach, at it, and of zero.
-    let mut checked = 0;
+    let (mut checked, mut kept_checked) = (0, 0);
     for (n, w, h) in [
         (1usize, 300.0, 200.0),
         (500, 400.0, 300.0),
@@ -199,27 +200,44 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
         let reach = 40.0;
         let target = |j: usize| j % 5 != 2;
         for radius in [0.0, 13.0, 39.5, reach] {
-            let got: Vec<(bool, Vec<(usize, u32)>, Vec<(usize, u32)>)> =
-                b.get(IndexKind::Grid).map_near(
-                    s,
-                    reach,
-                    false,
-                    |_| true,
-                    target,
-                    |i, near| {
-                        let (mut lanes, mut one_by_one) = (Vec::new(), Vec::new());
-                        let served = near.within_by_lanes(s.pos[i], radius, |j, d2| {
-                            lanes.push((j, d2.to_bits()))
-                        });
-                        near.for_each_within(s.pos[i], radius, |j, off| {
-                            one_by_one.push((j, off.length_squared().to_bits()))
-                        });
-                        (served, lanes, one_by_one)
-                    },
-                );
-            for (i, (served, lanes, one_by_one)) in got.into_iter().enumerate() {
+            // The lanes' hits, the same with only swarm 0's lanes kept, and the one-by-one hits.
+            type Hits = Vec<(usize, u32)>;
+            let got: Vec<(bool, Hits, Hits, Hits)> = b.get(IndexKind::Grid).map_near(
+                s,
+                reach,
+                false,
+                |_| true,
+                Targets::Where(&target),
+                |i, near| {
+                    let (mut lanes, mut kept, mut one_by_one) =
+                        (Vec::new(), Vec::new(), Vec::new());
+                    let served = near.within_by_lanes(
+                        s.pos[i],
+                        radius,
+                        |_, _| u32::MAX,
+                        |j, d2| lanes.push((j, d2.to_bits())),
+                    );
+                    near.within_by_lanes(
+                        s.pos[i],
+                        radius,
+                        |l, _| l.swarm.cmp_eq(F8::ZERO).move_mask(),
+                        |j, d2| kept.push((j, d2.to_bits())),
+                    );
+                    near.for_each_within(s.pos[i], radius, |j, off| {
+                        one_by_one.push((j, off.length_squared().to_bits()))
+                    });
+                    (served, lanes, kept, one_by_one)
+                },
+            );
+            for (i, (served, lanes, kept, one_by_one)) in got.into_iter().enumerate() {
                 assert!(served, "the grid serves lanes");
                 assert_eq!(lanes, one_by_one, "slot {i}, radius {radius}, {w}x{h}");
+                let of_swarm_0: Hits = one_by_one
+                    .into_iter()
+                    .filter(|&(j, _)| s.swarm[j].index() == 0)
+                    .collect();
+                assert_eq!(kept, of_swarm_0, "kept, slot {i}, radius {radius}, {w}x{h}");
+                kept_checked += kept.len();
                 checked += lanes.len();
             }
         }
@@ -229,10 +247,21 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
             reach,
             false,
             |_| true,
-            |_| true,
-            |i, near| near.within_by_lanes(s.pos[i], reach, |_, _| panic!("no lanes here")),
+            Targets::Every,
+            |i, near| {
+                near.within_by_lanes(
+                    s.pos[i],
+                    reach,
+                    |_, _| u32::MAX,
+                    |_, _| panic!("no lanes here"),
+                )
+            },
         );
         assert!(none.iter().all(|served| !served));
     }
     assert!(checked > 5000, "{checked} hits");
+    assert!(
+        kept_checked > 1000 && kept_checked < checked,
+        "{kept_checked} of {checked} hits kept"
+    );
 }

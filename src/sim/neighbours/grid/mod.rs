@@ -41,6 +41,9 @@ pub const BATCH: usize = 64;
 /// Coordinate of the padding entries: so far away that every radius test fails, yet finite, so
 /// that multiplying by a zero weight gives exactly zero.
 const FAR: f32 = 1e30;
+/// The swarm lane ([`Lanes::swarm`]) of an isolated boid: of no swarm for alignment and
+/// cohesion, though still a boid of its own swarm everywhere else.
+pub const ISOLATED_LANE: f32 = -2.0;
 
 /// A uniform grid over the world, in cell-ordered arrays.
 #[derive(Default, Debug, Clone)]
@@ -63,8 +66,8 @@ pub struct Grid {
     vx: Vec<f32>,
     /// Velocity y of each entry, px/s (laid out as `x`).
     vy: Vec<f32>,
-    /// Swarm index of each entry as a float (−1 for padding), for SIMD comparisons (laid out
-    /// as `x`).
+    /// Swarm index of each entry as a float (−1 for padding, [`ISOLATED_LANE`] for an isolated
+    /// boid), for SIMD comparisons (laid out as `x`).
     swarm_f: Vec<f32>,
     /// Swarm of each entry.
     pub swarm: Vec<Swarm>,
@@ -239,7 +242,7 @@ impl Grid {
                 // An isolated boid is of no swarm for alignment and cohesion (it attracts no
                 // one) but is still kept apart from (docs/model.md §11).
                 swarm_f[entry] = if snapshot.isolated[slot] {
-                    -2.0
+                    ISOLATED_LANE
                 } else {
                     snapshot.swarm[slot].index() as f32
                 };

@@ -143,39 +143,53 @@ impl Grid {
     }
 
     /// Calls `hit(entry, d2)` for every entry of a neighbourhood whose squared minimum-image
-    /// distance `d2` from `centre` is under `r2`, strip by strip and in entry order within each:
-    /// the hits, their order and the squared lengths of their offsets of [`Grid::for_each_hit`]
-    /// over the neighbourhood's strips, found in its packed copy eight at a time (the offsets as
-    /// [`Grid::lanes`] gives them, which differ from a query's only in the sign of a zero).
-    /// Always inlined, for the same reason as [`Grid::lanes`].
+    /// distance `d2` from `centre` is under `r2` and whose lane `keep` keeps, strip by strip
+    /// and in entry order within each: the hits, their order and the squared lengths of their
+    /// offsets of [`Grid::for_each_hit`] over the neighbourhood's strips (of those kept), found
+    /// in its packed copy eight at a time (the offsets as [`Grid::lanes`] gives them, which
+    /// differ from a query's only in the sign of a zero). `keep(lanes, d2)` sees each block
+    /// first and returns a bit per lane (bit `k` for lane `k`; a set bit keeps it): a filter
+    /// on what the lanes hold (their swarm), tested eight at a time rather than per hit.
+    /// Always inlined, for the same reason as [`Grid::lanes`]; the closures handed in should
+    /// be too (`#[inline(always)]` on each): as calls, each hit paid for its arguments' trip
+    /// through memory.
     #[inline(always)]
     pub fn lanes_within<const WX: bool, const WY: bool>(
         &self,
         hood: &Neighbourhood,
         centre: Vec2,
         r2: f32,
+        mut keep: impl FnMut(&Lanes, F8) -> u32,
         mut hit: impl FnMut(usize, f32),
     ) {
         let r2v = F8::splat(r2);
         // The strip that packed entry `m` came from, and where that strip begins in the copy.
         let (mut strip, mut first) = (0, 0);
         let mut block = 0;
-        self.lanes::<WX, WY>(hood, centre, |l| {
-            let d2 = l.dx * l.dx + l.dy * l.dy;
-            let mut bits = d2.cmp_lt(r2v).move_mask();
-            while bits != 0 {
-                let k = bits.trailing_zeros() as usize;
-                let m = block + k;
-                // Far-away lanes never pass, so `m` is an entry of some strip.
-                while m >= first + (hood.strips[strip].hi - hood.strips[strip].lo) {
-                    first += hood.strips[strip].hi - hood.strips[strip].lo;
-                    strip += 1;
+        self.lanes::<WX, WY>(
+            hood,
+            centre,
+            #[inline(always)]
+            |l| {
+                let d2 = l.dx * l.dx + l.dy * l.dy;
+                let mut bits = d2.cmp_lt(r2v).move_mask();
+                if bits != 0 {
+                    bits &= keep(l, d2);
                 }
-                hit(hood.strips[strip].lo + (m - first), d2.0[k]);
-                bits &= bits - 1;
-            }
-            block += LANES;
-        });
+                while bits != 0 {
+                    let k = bits.trailing_zeros() as usize;
+                    let m = block + k;
+                    // Far-away lanes never pass, so `m` is an entry of some strip.
+                    while m >= first + (hood.strips[strip].hi - hood.strips[strip].lo) {
+                        first += hood.strips[strip].hi - hood.strips[strip].lo;
+                        strip += 1;
+                    }
+                    hit(hood.strips[strip].lo + (m - first), d2.0[k]);
+                    bits &= bits - 1;
+                }
+                block += LANES;
+            },
+        );
     }
 
     /// Copies the entries of `strips`, one after another, into `packed` (see [`Packed`]).
