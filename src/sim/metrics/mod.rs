@@ -15,7 +15,7 @@ pub use structure::{
     MIN_SHAPED_FLOCK, coefficient_of_variation, coefficient_of_variation_of, cohesion_and_rms,
     cohesion_and_rms_about, cohesion_and_rms_of, elongation, flock_counts, flock_structure,
     flock_structure_about, flocks, flocks_and_nearest, milling, nearest_same_swarm,
-    offsets_from_centre, polarisation,
+    offsets_from_centre, polarisation, swarm_and_flock_centres,
 };
 
 use bevy::prelude::*;
@@ -27,7 +27,6 @@ use crate::sim::config::SimConfig;
 use crate::sim::neighbours::{IndexRef, Neighbours, Snapshot};
 use crate::sim::parallel::map_chunks;
 use crate::sim::schedule::{SimSystems, StepMode};
-use crate::sim::space::CentroidSums;
 use crate::sim::swarm::Swarm;
 
 /// Time constant of the smoothed growth rate, s (docs/model.md §8).
@@ -123,10 +122,6 @@ pub fn measure(
     for (&i, d) in far.iter().zip(found) {
         nearest[i] = d;
     }
-    // Each flock of at least MIN_SHAPED_FLOCK boids is numbered within its swarm, so one pass
-    // over a swarm's boids adds each one's centroid term (its sines and cosines) to the swarm's
-    // sums and its flock's: the terms are worked out once a boid rather than once a sum.
-    let mut shaped_of = vec![u32::MAX; snapshot.len()];
     let counts = count_by_swarm(snapshot);
     let mut sample = Sample {
         time_s,
@@ -151,32 +146,10 @@ pub fn measure(
         }
         g.polarisation = polarisation(slots().map(|i| snapshot.vel[i]));
         let flocks = &all_flocks[k];
-        let shaped: Vec<usize> = (0..flocks.len())
-            .filter(|&f| flocks[f].len() >= MIN_SHAPED_FLOCK)
-            .collect();
-        for (c, &f) in shaped.iter().enumerate() {
-            for &i in &flocks[f] {
-                shaped_of[i] = c as u32;
-            }
-        }
-        let mut swarm_sums = CentroidSums::default();
-        let mut flock_sums = vec![CentroidSums::default(); shaped.len()];
-        for i in slots() {
-            let term = space.centroid_term(snapshot.pos[i]);
-            swarm_sums.add(&term);
-            if let Some(sums) = flock_sums.get_mut(shaped_of[i] as usize) {
-                sums.add(&term);
-            }
-        }
-        let mut centres = vec![None; flocks.len()];
-        for (&f, sums) in shaped.iter().zip(&flock_sums) {
-            centres[f] = space.centroid_of(sums);
-        }
-        (g.cohesion_px, g.rms_separation_px) = cohesion_and_rms_about(
-            &space,
-            space.centroid_of(&swarm_sums),
-            slots().map(|i| snapshot.pos[i]),
-        );
+        // Each boid's sines and cosines once, for its swarm's centroid and its flock's.
+        let (centre, centres) = swarm_and_flock_centres(snapshot, slots(), flocks);
+        (g.cohesion_px, g.rms_separation_px) =
+            cohesion_and_rms_about(&space, centre, slots().map(|i| snapshot.pos[i]));
         // The nearest distances in slot order, as found (f32: the same sums as before).
         let nn = || {
             slots()

@@ -10,7 +10,7 @@ use crate::sim::config::SimConfig;
 use crate::sim::lanes::F8;
 use crate::sim::math::unit;
 use crate::sim::neighbours::{ISOLATED_LANE, IndexRef, NeighbourIndex, Snapshot, Targets};
-use crate::sim::space::Space;
+use crate::sim::space::{CentroidSums, Space};
 use crate::sim::swarm::Swarm;
 
 /// `|Σ unit(v_i)| / N` (0 = disorder, 1 = aligned); `None` without boids.
@@ -428,6 +428,43 @@ pub fn flock_structure(
         })
         .collect();
     flock_structure_about(snapshot, flocks, &centres)
+}
+
+/// The centroid of a swarm's boids (`slots`, its slots in ascending order) and of each of its
+/// `flocks` of at least [`MIN_SHAPED_FLOCK`] boids (by flock; `None` for the others), from one
+/// pass over the boids: each boid's centroid term (on a torus its sines and cosines) is worked
+/// out once and added to its swarm's sums and its flock's, in slot order, which is the order
+/// [`Space::centroid`] of each would add them in, so the centroids are its to the bit.
+pub fn swarm_and_flock_centres(
+    snapshot: &Snapshot,
+    slots: impl Iterator<Item = usize>,
+    flocks: &[Vec<usize>],
+) -> (Option<Vec2>, Vec<Option<Vec2>>) {
+    let space = snapshot.space();
+    // The flocks measured, numbered, and the number of each boid's (u32::MAX: none).
+    let shaped: Vec<usize> = (0..flocks.len())
+        .filter(|&f| flocks[f].len() >= MIN_SHAPED_FLOCK)
+        .collect();
+    let mut shaped_of = vec![u32::MAX; snapshot.len()];
+    for (c, &f) in shaped.iter().enumerate() {
+        for &i in &flocks[f] {
+            shaped_of[i] = c as u32;
+        }
+    }
+    let mut swarm_sums = CentroidSums::default();
+    let mut flock_sums = vec![CentroidSums::default(); shaped.len()];
+    for i in slots {
+        let term = space.centroid_term(snapshot.pos[i]);
+        swarm_sums.add(&term);
+        if let Some(sums) = flock_sums.get_mut(shaped_of[i] as usize) {
+            sums.add(&term);
+        }
+    }
+    let mut centres = vec![None; flocks.len()];
+    for (&f, sums) in shaped.iter().zip(&flock_sums) {
+        centres[f] = space.centroid_of(sums);
+    }
+    (space.centroid_of(&swarm_sums), centres)
 }
 
 /// [`flock_structure`] given the centroid of each flock of at least [`MIN_SHAPED_FLOCK`]
