@@ -103,38 +103,74 @@ pub fn pursuit(offset: Vec2, target_vel: Vec2, v: Vec2, p: &PredatorsConfig) -> 
     steer(lead, v, p.speed, p.max_force)
 }
 
+/// A boid within a predator's detection range: its distance, snapshot slot and offset from
+/// the predator.
+pub type Sighting = (f32, usize, Vec2);
+
+/// How many other boids are within `radius` of the boid of slot `j`: one count of the boids
+/// within `radius` of it ([`NeighbourIndex::count_within`]), less the boid itself, which is
+/// among them (at offset zero) whenever `radius` is positive.
+pub fn isolation(index: &impl NeighbourIndex, boids: &Snapshot, j: usize, radius: f32) -> usize {
+    let itself = (0.0 < radius * radius) as usize;
+    index
+        .count_within(boids.pos[j], radius)
+        .saturating_sub(itself)
+}
+
+/// The boids within `detection_range` of `at` that can be the best target ([`choose_target`]):
+/// the nearest (ties by slot), whose neighbours `neighbours` counts, scores `s0`, and no boid
+/// whose best possible score (no neighbours at all) is worse than `s0` can win. Counting
+/// neighbours is the expensive part; most boids in range never need it.
+pub fn contenders(
+    index: &impl NeighbourIndex,
+    at: Vec2,
+    p: &PredatorsConfig,
+    neighbours: impl Fn(usize) -> usize,
+) -> Vec<Sighting> {
+    let mut seen: Vec<Sighting> = Vec::new();
+    index.for_each_within(at, p.detection_range, |j, offset| {
+        seen.push((offset.length(), j, offset));
+    });
+    let nearest = seen
+        .iter()
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    if let Some(&(d, j, _)) = nearest {
+        let bound = target_score(d, neighbours(j));
+        seen.retain(|&(d, _, _)| target_score(d, 0) <= bound);
+    }
+    seen
+}
+
+/// The best target among `contenders`: the lowest [`target_score`], ties to the lower slot
+/// (slots are in id order), with `neighbours(slot)` each one's neighbour count. Returns its
+/// slot and offset.
+pub fn best_target(
+    contenders: &[Sighting],
+    neighbours: impl Fn(usize) -> usize,
+) -> Option<(usize, Vec2)> {
+    let mut best: Option<(f32, usize, Vec2)> = None;
+    for &(d, j, offset) in contenders {
+        let score = target_score(d, neighbours(j));
+        if best.is_none_or(|(b, bj, _)| score < b || (score == b && j < bj)) {
+            best = Some((score, j, offset));
+        }
+    }
+    best.map(|(_, j, offset)| (j, offset))
+}
+
 /// The best target of a predator at `at` among the boids within `detection_range`: the lowest
-/// [`target_score`] (ties go to the lower id). Returns its slot and offset.
-///
-/// Candidates are scored nearest first, and the search stops at the first whose best possible
-/// score (no neighbours at all) is worse than the best found: nobody farther can win. Counting
-/// neighbours is the expensive part, and most candidates never need it.
+/// [`target_score`] (ties go to the lower id). Returns its slot and offset. Only its
+/// [`contenders`] are scored, each with one query: the target is the one the source's search
+/// finds (scoring nearest first and stopping at the first boid that cannot beat the best so
+/// far), as that search scores only contenders and every boid it skips scores worse.
 pub fn choose_target(
     index: &impl NeighbourIndex,
     boids: &Snapshot,
     at: Vec2,
     p: &PredatorsConfig,
 ) -> Option<(usize, Vec2)> {
-    let mut near: Vec<(f32, usize, Vec2)> = Vec::new();
-    index.for_each_within(at, p.detection_range, |j, offset| {
-        near.push((offset.length(), j, offset));
-    });
-    near.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut best: Option<(f32, usize, Vec2)> = None;
-    for (d, j, offset) in near {
-        if best.is_some_and(|(b, _, _)| target_score(d, 0) > b) {
-            break;
-        }
-        let mut n = 0usize;
-        index.for_each_within(boids.pos[j], p.isolation_radius, |k, _| {
-            n += (k != j) as usize
-        });
-        let score = target_score(d, n);
-        if best.is_none_or(|(b, bj, _)| score < b || (score == b && j < bj)) {
-            best = Some((score, j, offset));
-        }
-    }
-    best.map(|(_, j, offset)| (j, offset))
+    let count = |j: usize| isolation(index, boids, j, p.isolation_radius);
+    best_target(&contenders(index, at, p, count), count)
 }
 
 /// A point on a random edge and a heading into the world, at `speed`.
@@ -419,7 +455,8 @@ mod tests {
     use super::*;
     use crate::sim::agent::Disease;
     use crate::sim::config::IndexKind;
-    use crate::sim::neighbours::test_support::AllBackends;
+    use crate::sim::neighbours::test_support::{AllBackends, random_snapshot};
+    use crate::sim::space::Boundary;
     use crate::sim::swarm::Swarm;
     use rand::SeedableRng;
 
@@ -488,6 +525,89 @@ mod tests {
             assert_eq!(j, 6, "{kind:?}");
             assert!(close(off, Vec2::new(0.0, 200.0)));
         }
+    }
+
+    /// The source's search, as the first version ran it: every boid in range sorted nearest
+    /// first (ties by slot), each scored with its neighbours counted one by one, stopping at
+    /// the first that cannot beat the best so far.
+    fn search_nearest_first(
+        index: &impl NeighbourIndex,
+        boids: &Snapshot,
+        at: Vec2,
+        p: &PredatorsConfig,
+    ) -> Option<(usize, Vec2)> {
+        let mut near: Vec<(f32, usize, Vec2)> = Vec::new();
+        index.for_each_within(at, p.detection_range, |j, offset| {
+            near.push((offset.length(), j, offset));
+        });
+        near.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut best: Option<(f32, usize, Vec2)> = None;
+        for (d, j, offset) in near {
+            if best.is_some_and(|(b, _, _)| target_score(d, 0) > b) {
+                break;
+            }
+            let mut n = 0usize;
+            index.for_each_within(boids.pos[j], p.isolation_radius, |k, _| {
+                n += (k != j) as usize
+            });
+            let score = target_score(d, n);
+            if best.is_none_or(|(b, bj, _)| score < b || (score == b && j < bj)) {
+                best = Some((score, j, offset));
+            }
+        }
+        best.map(|(_, j, offset)| (j, offset))
+    }
+
+    #[test]
+    fn the_target_is_the_one_a_nearest_first_search_finds() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+        let mut differs = 0;
+        // Sparse to dense (about 1 to 25 boids within the 50 px isolation radius), on a torus
+        // and between walls; isolation radii around the spacing, so that counts vary.
+        for (n, boundary) in [(60, true), (600, true), (3000, false), (6000, true)] {
+            let side = 800.0;
+            let space = Space {
+                width: side,
+                height: side,
+                boundary: if boundary {
+                    Boundary::Wrap
+                } else {
+                    Boundary::Bounce
+                },
+            };
+            let boids = random_snapshot(space, n, n as u64);
+            let b = AllBackends::new(boids, 50.0);
+            for radius in [20.0, 50.0] {
+                let p = PredatorsConfig {
+                    isolation_radius: radius,
+                    ..default()
+                };
+                for _ in 0..8 {
+                    let at = Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * side;
+                    let want = search_nearest_first(&b.get(IndexKind::Brute), &b.snapshot, at, &p);
+                    for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
+                        let got = choose_target(&b.get(kind), &b.snapshot, at, &p);
+                        assert_eq!(got, want, "{kind:?} n={n} r={radius} at {at}");
+                    }
+                    // The nearest boid is not always the target.
+                    let nearest = want.map(|(j, _)| j);
+                    let mut first = None;
+                    b.get(IndexKind::Brute)
+                        .for_each_within(at, p.detection_range, |j, o| {
+                            if first.is_none_or(|(d, k): (f32, usize)| {
+                                o.length() < d || (o.length() == d && j < k)
+                            }) {
+                                first = Some((o.length(), j));
+                            }
+                        });
+                    differs += (first.map(|(_, j)| j) != nearest) as usize;
+                }
+            }
+        }
+        assert!(
+            differs > 8,
+            "the search only ever chose the nearest boid ({differs})"
+        );
     }
 
     #[test]

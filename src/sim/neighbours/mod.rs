@@ -48,6 +48,14 @@ pub trait NeighbourIndex {
     /// How many boids a query of `radius` around `centre` examines (for benchmarks).
     fn candidates(&self, centre: Vec2, radius: f32) -> usize;
 
+    /// How many boids are within `radius` of `centre`: the calls
+    /// [`NeighbourIndex::for_each_within`] would make (a backend may count without them).
+    fn count_within(&self, centre: Vec2, radius: f32) -> usize {
+        let mut n = 0;
+        self.for_each_within(centre, radius, |_, _| n += 1);
+        n
+    }
+
     /// The slots within `radius` of `centre`, sorted (convenience for tests and the UI).
     fn within(&self, centre: Vec2, radius: f32) -> Vec<usize> {
         let mut out = Vec::new();
@@ -91,6 +99,14 @@ impl NeighbourIndex for IndexRef<'_> {
             IndexRef::KdTree(t) => t.candidates(centre, radius),
             IndexRef::Grid(g) => g.candidates(centre, radius),
             IndexRef::Brute(b) => b.candidates(centre, radius),
+        }
+    }
+
+    fn count_within(&self, centre: Vec2, radius: f32) -> usize {
+        match self {
+            IndexRef::KdTree(t) => t.count_within(centre, radius),
+            IndexRef::Grid(g) => g.count_within(centre, radius),
+            IndexRef::Brute(b) => b.count_within(centre, radius),
         }
     }
 }

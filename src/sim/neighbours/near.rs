@@ -226,19 +226,22 @@ impl IndexRef<'_> {
                 // A grid of the targets alone, with cells of the reach.
                 let mut subset = Grid::default();
                 subset.rebuild_subset(snapshot, reach, |j| target.has(j));
-                let near = Near {
-                    kind: NearKind::Subset(&subset),
-                    target,
-                };
-                per_source(snapshot.len(), &source, |i| f(i, &near))
+                // A `Near` for each source (one cannot be shared between threads: on the grid's
+                // cells it holds a neighbourhood that packs its copy on first use).
+                per_source(snapshot.len(), &source, |i| {
+                    let kind = NearKind::Subset(&subset);
+                    f(i, &Near { kind, target })
+                })
             }
-            IndexRef::Brute(_) => {
-                let near = Near {
-                    kind: NearKind::Query(self),
-                    target,
-                };
-                per_source(snapshot.len(), &source, |i| f(i, &near))
-            }
+            IndexRef::Brute(_) => per_source(snapshot.len(), &source, |i| {
+                f(
+                    i,
+                    &Near {
+                        kind: NearKind::Query(self),
+                        target,
+                    },
+                )
+            }),
         }
     }
 
@@ -299,16 +302,14 @@ fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Defaul
 ) -> Vec<T> {
     grid.map_by_cell(
         reach,
+        |e| source(grid.slot[e] as usize),
         |e, hood, result| {
-            let slot = grid.slot[e] as usize;
-            if source(slot) {
-                let kind = NearKind::Cells {
-                    grid,
-                    hood,
-                    entry: e,
-                };
-                f(slot, &Near { kind, target }, result);
-            }
+            let kind = NearKind::Cells {
+                grid,
+                hood,
+                entry: e,
+            };
+            f(grid.slot[e] as usize, &Near { kind, target }, result);
         },
         finish,
     )

@@ -18,7 +18,7 @@ mod tests;
 use self::neighbourhood::Packed;
 pub use self::neighbourhood::{Neighbourhood, Strip};
 pub use self::scan::Lanes;
-use self::span::{Span, span};
+use self::span::{Span, ceil_usize, span};
 use super::Snapshot;
 use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for, workers};
 use crate::sim::space::Space;
@@ -71,14 +71,25 @@ pub struct Grid {
     swarm_f: Vec<f32>,
     /// Swarm of each entry.
     pub swarm: Vec<Swarm>,
-    cell_of_slot: Vec<u32>,
+    /// Boids in the snapshot the grid was built from (all of them entries, or a subset).
+    boids: usize,
+    /// The kept boids' slots, in order (empty when every boid is kept).
+    kept: Vec<u32>,
+    /// The cell of each kept boid.
+    cell_of: Vec<u32>,
     cursor: Vec<u32>,
 }
 
 impl Grid {
     /// Rebuilds the grid from the snapshot with cells at least `cell` px wide.
     pub fn rebuild(&mut self, snapshot: &Snapshot, cell: f32) {
-        self.rebuild_subset(snapshot, cell, |_| true);
+        self.rebuild_on(
+            snapshot,
+            cell,
+            None::<fn(usize) -> bool>,
+            None,
+            MIN_CELL_BUDGET,
+        );
     }
 
     /// Rebuilds the grid over only the boids whose slot passes `keep` (e.g. the infected, for
@@ -94,7 +105,7 @@ impl Grid {
         cell: f32,
         keep: impl Fn(usize) -> bool + Sync,
     ) {
-        self.rebuild_on(snapshot, cell, keep, None, MIN_CELL_BUDGET);
+        self.rebuild_on(snapshot, cell, Some(keep), None, MIN_CELL_BUDGET);
     }
 
     /// [`Grid::rebuild_subset`] for searches whose result does not depend on the order in which
@@ -108,27 +119,34 @@ impl Grid {
         cell: f32,
         keep: impl Fn(usize) -> bool + Sync,
     ) {
-        self.rebuild_on(snapshot, cell, keep, None, FEW_MIN_CELLS);
+        self.rebuild_on(snapshot, cell, Some(keep), None, FEW_MIN_CELLS);
     }
 
-    /// [`Grid::rebuild_subset`] on `threads` threads (`None`: one below [`SERIAL_BELOW`] kept
-    /// boids, where waking another costs more than the work, else [`workers`]); the scatter
-    /// is split into at most that many runs of cells, with at most `min_cells` cells or four
-    /// per kept boid, whichever is more.
+    /// [`Grid::rebuild_subset`] (every boid with `keep` `None`) on `threads` threads (`None`:
+    /// one below [`SERIAL_BELOW`] kept boids, where waking another costs more than the work,
+    /// else [`workers`]); the scatter is split into at most that many runs of cells, with at
+    /// most `min_cells` cells or four per kept boid, whichever is more. The kept boids are
+    /// listed first, so the passes after that read only them: a grid of the doctors or of the
+    /// infected no longer walks every boid four times.
     fn rebuild_on(
         &mut self,
         snapshot: &Snapshot,
         cell: f32,
-        keep: impl Fn(usize) -> bool + Sync,
+        keep: Option<impl Fn(usize) -> bool + Sync>,
         threads: Option<usize>,
         min_cells: usize,
     ) {
         let space = snapshot.space();
-        // Which boids are kept (0) and which not (u32::MAX); their cells come below.
-        let mut cell_of_slot = std::mem::take(&mut self.cell_of_slot);
-        cell_of_slot.clear();
-        cell_of_slot.extend((0..snapshot.len()).map(|i| if keep(i) { 0 } else { u32::MAX }));
-        let n = cell_of_slot.iter().filter(|&&c| c != u32::MAX).count();
+        self.boids = snapshot.len();
+        let mut kept = std::mem::take(&mut self.kept);
+        kept.clear();
+        if let Some(keep) = &keep {
+            kept.extend((0..snapshot.len()).filter(|&i| keep(i)).map(|i| i as u32));
+        }
+        let every = keep.is_none();
+        let n = if every { snapshot.len() } else { kept.len() };
+        // The slot of kept boid `k`.
+        let slot_of = |k: usize| if every { k } else { kept[k] as usize };
         let threads = threads.unwrap_or(if n < SERIAL_BELOW { 1 } else { workers() });
         let budget = (n * MAX_CELLS_PER_BOID).max(min_cells);
         let mut cell = cell.max(1e-3);
@@ -150,25 +168,24 @@ impl Grid {
         let cells = self.cols * self.rows;
 
         // Each kept boid's cell, then the count of each cell.
+        let mut cell_of = std::mem::take(&mut self.cell_of);
+        cell_of.clear();
+        cell_of.resize(n, 0);
         let grid = &*self;
         let cells_of = |first: usize, part: &mut [u32]| {
             for (k, c) in part.iter_mut().enumerate() {
-                if *c != u32::MAX {
-                    *c = grid.cell_index_of(snapshot.pos[first + k]) as u32;
-                }
+                *c = grid.cell_index_of(snapshot.pos[slot_of(first + k)]) as u32;
             }
         };
         if threads == 1 {
-            cells_of(0, &mut cell_of_slot);
+            cells_of(0, &mut cell_of);
         } else {
-            fill_runs(&mut cell_of_slot, 1, cells_of);
+            fill_runs(&mut cell_of, 1, cells_of);
         }
         self.start.clear();
         self.start.resize(cells + 1, 0);
-        for &c in &cell_of_slot {
-            if c != u32::MAX {
-                self.start[c as usize + 1] += 1;
-            }
+        for &c in &cell_of {
+            self.start[c as usize + 1] += 1;
         }
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
@@ -225,10 +242,11 @@ impl Grid {
         for_each_part(parts, |(run, base, cursor, slot_out, swarm_out, cols)| {
             let [x, y, vx, vy, swarm_f] = cols;
             let (c0, c1) = (run.start as u32, run.end as u32);
-            for (slot, &c) in cell_of_slot.iter().enumerate() {
+            for (k, &c) in cell_of.iter().enumerate() {
                 if c < c0 || c >= c1 {
                     continue;
                 }
+                let slot = slot_of(k);
                 let k = (c - c0) as usize;
                 let entry = (cursor[k] - base) as usize;
                 cursor[k] += 1;
@@ -248,7 +266,8 @@ impl Grid {
                 };
             }
         });
-        self.cell_of_slot = cell_of_slot;
+        self.kept = kept;
+        self.cell_of = cell_of;
     }
 
     /// Columns and rows of cells.
@@ -319,8 +338,8 @@ impl Grid {
     #[inline]
     fn for_each_strip(&self, cx: usize, cy: usize, radius: f32, f: impl FnMut(Strip)) -> BVec2 {
         let wrap = self.space.wraps();
-        let xs = span(cx, (radius / self.cell_w).ceil() as usize, self.cols, wrap);
-        let ys = span(cy, (radius / self.cell_h).ceil() as usize, self.rows, wrap);
+        let xs = span(cx, ceil_usize(radius / self.cell_w), self.cols, wrap);
+        let ys = span(cy, ceil_usize(radius / self.cell_h), self.rows, wrap);
         self.strips_of(xs, ys, f)
     }
 
@@ -364,10 +383,13 @@ impl Grid {
     /// results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot `slots[k]`,
     /// alone: how entries are batched must not change a result). Only the finished results
     /// are kept for every boid, in one array: each part (a run of cells with about the same
-    /// number of boids) moves a finished batch straight to its boids' slots.
+    /// number of boids) moves a finished batch straight to its boids' slots. `f` is called
+    /// only for the entries `wanted` keeps (their results start as `S::default()` too), and a
+    /// cell none of whose entries it keeps has no neighbourhood worked out.
     pub fn map_by_cell<S: Clone + Default, T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,
+        wanted: impl Fn(usize) -> bool + Sync,
         f: impl Fn(usize, &Neighbourhood, &mut S) + Sync,
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
     ) -> Vec<T> {
@@ -375,11 +397,7 @@ impl Grid {
         // Every slot of the snapshot is an entry, once (the counting sort places each kept
         // slot once, and all were kept), so the entries' slots are the indices of `out`, each
         // once: the parts below write them concurrently, never two the same.
-        assert_eq!(
-            n,
-            self.cell_of_slot.len(),
-            "map_by_cell needs a grid of every boid"
-        );
+        assert_eq!(n, self.boids, "map_by_cell needs a grid of every boid");
         let mut out = vec![T::default(); n];
         let by_slot = BySlot::new(&mut out);
         // Runs of whole cells with about the same number of entries each.
@@ -389,9 +407,9 @@ impl Grid {
             .map(|w| w[0]..w[1])
             .filter(|c| !c.is_empty())
             .collect();
-        let (f, finish, by_slot) = (&f, &finish, &by_slot);
+        let (wanted, f, finish, by_slot) = (&wanted, &f, &finish, &by_slot);
         for_each_part(chunks, |chunk| {
-            let mut near = Neighbourhood::default();
+            let mut near = Neighbourhood::reusing();
             // The batch holds the results of entries `first..first + len`; `done` their
             // finished results, each then moved to its slot.
             let mut batch = vec![S::default(); BATCH];
@@ -413,14 +431,19 @@ impl Grid {
                 if own.is_empty() {
                     continue;
                 }
-                self.neighbourhood(c % self.cols, c / self.cols, reach, &mut near);
+                let any = own.clone().any(wanted);
+                if any {
+                    self.neighbourhood(c % self.cols, c / self.cols, reach, &mut near);
+                }
                 for e in own {
                     if len == BATCH {
                         flush(first, &mut batch);
                         (first, len) = (e, 0);
                     }
                     batch[len] = S::default();
-                    f(e, &near, &mut batch[len]);
+                    if any && wanted(e) {
+                        f(e, &near, &mut batch[len]);
+                    }
                     len += 1;
                 }
             }

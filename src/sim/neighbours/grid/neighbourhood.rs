@@ -2,8 +2,7 @@
 //! wrap shifts, and the packed copy of their entries that the flocking pass scans in whole
 //! blocks. No systems live here.
 
-use std::cell::Cell;
-use std::sync::OnceLock;
+use std::cell::{Cell, UnsafeCell};
 
 use bevy::prelude::*;
 
@@ -33,9 +32,14 @@ pub struct Neighbourhood {
     /// Wrap each candidate's difference along x / y.
     pub wrap_each: BVec2,
     pub(super) space: Space,
+    /// Whether `columns` holds the packed copy of the current strips.
+    packed: Cell<bool>,
     /// The strips' entries copied one after another, made by the first [`Grid::lanes`] after
-    /// the strips change and shared by every boid of the cell (see [`Packed`]).
-    pub(super) packed: OnceLock<Packed>,
+    /// the strips change and shared by every boid of the cell (see [`Packed`]). Written only
+    /// while `packed` is clear, which no reference into it outlives (see
+    /// [`Neighbourhood::packed`]): a cell's copy then costs no moves of the columns and no
+    /// trip to the thread's spare ones.
+    columns: UnsafeCell<Packed>,
 }
 
 /// A neighbourhood's entries in one run of whole blocks of eight ([`LANES`](super::LANES)):
@@ -62,11 +66,35 @@ thread_local! {
 }
 
 impl Neighbourhood {
-    /// Leaves the packed columns to this thread's next packed copy ([`COLUMNS`]).
-    pub(super) fn keep_columns(&mut self) {
-        if let Some(old) = self.packed.take() {
-            COLUMNS.set(old);
+    /// An empty neighbourhood that packs into the columns this thread's last one left
+    /// ([`COLUMNS`]; give them back with [`Neighbourhood::keep_columns`]).
+    pub(super) fn reusing() -> Self {
+        Self {
+            columns: UnsafeCell::new(COLUMNS.take()),
+            ..default()
         }
+    }
+
+    /// A neighbourhood with no strips of its own, for a query's offsets
+    /// ([`Neighbourhood::offset`]): `wrap_each` on `space`.
+    pub(super) fn of_query(space: Space, wrap_each: BVec2) -> Self {
+        Self {
+            space,
+            wrap_each,
+            ..default()
+        }
+    }
+
+    /// Leaves the packed columns to this thread's next neighbourhood ([`COLUMNS`]).
+    pub(super) fn keep_columns(&mut self) {
+        self.packed.set(false);
+        COLUMNS.set(std::mem::take(self.columns.get_mut()));
+    }
+
+    /// Whether the packed copy of the current strips has been made.
+    #[cfg(test)]
+    pub(super) fn is_packed(&self) -> bool {
+        self.packed.get()
     }
 
     /// Sets the strips from `fill` (called with the list, cleared) and the world.
@@ -74,7 +102,7 @@ impl Neighbourhood {
         self.strips.clear();
         self.space = space;
         self.wrap_each = fill(&mut self.strips);
-        self.keep_columns();
+        self.packed.set(false);
     }
 
     /// The world.
@@ -86,11 +114,15 @@ impl Neighbourhood {
     /// changed since the last.
     #[inline]
     pub(super) fn packed(&self, grid: &Grid) -> &Packed {
-        self.packed.get_or_init(|| {
-            let mut packed = COLUMNS.take();
-            grid.pack(&self.strips, &mut packed);
-            packed
-        })
+        if !self.packed.get() {
+            // SAFETY: the only references into `columns` are the ones handed out below, and
+            // only while `packed` is set; it is cleared only through `&mut self`, which ends
+            // them all, so none is alive here (and the cell is not `Sync`: no other thread).
+            grid.pack(&self.strips, unsafe { &mut *self.columns.get() });
+            self.packed.set(true);
+        }
+        // SAFETY: no `&mut` into `columns` is alive: the only one is the copy above, done.
+        unsafe { &*self.columns.get() }
     }
 
     /// Number of entries in reach.

@@ -5,7 +5,7 @@
 
 use bevy::prelude::*;
 
-use super::span::disc_span;
+use super::span::{Span, disc_span};
 use super::{FAR, Grid, LANES, Neighbourhood, Packed, Strip};
 use crate::sim::lanes::{F8, vectorized};
 
@@ -32,25 +32,58 @@ impl Grid {
     /// cells the disc overlaps are scanned — a contact radius much smaller than the cells (which
     /// are sized for the largest flocking radius) reads one or two cells per axis, not three.
     pub fn query(&self, centre: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
-        if self.slot.is_empty() || radius <= 0.0 {
+        let Some((xs, ys)) = self.disc_spans(centre, radius) else {
             return;
-        }
-        let centre_in = self.space.confine(centre, Vec2::ZERO).0;
-        let (cx, cy) = self.cell_xy(centre_in);
-        let wrap = self.space.wraps();
-        let xs = disc_span(centre_in.x, cx, radius, self.cell_w, self.cols, wrap);
-        let ys = disc_span(centre_in.y, cy, radius, self.cell_h, self.rows, wrap);
-        let near = Neighbourhood {
-            wrap_each: BVec2::new(xs.full, ys.full),
-            space: self.space,
-            ..Default::default()
         };
+        let near = Neighbourhood::of_query(self.space, BVec2::new(xs.full, ys.full));
         let r2 = radius * radius;
         self.strips_of(xs, ys, |strip| {
             self.for_each_hit(&near, &strip, centre, r2, |e, offset| {
                 visit(self.slot[e] as usize, offset)
             });
         });
+    }
+
+    /// How many boids are within `radius` of `centre`: the visits of [`Grid::query`], counted
+    /// eight entries at a time with nothing done per hit. The lanes' test is the query's own
+    /// (the same offsets and squared lengths, bit for bit; see [`Grid::lanes_within`]).
+    pub fn count_within(&self, centre: Vec2, radius: f32) -> usize {
+        let Some((xs, ys)) = self.disc_spans(centre, radius) else {
+            return 0;
+        };
+        let wrap_each = BVec2::new(xs.full, ys.full);
+        let r2 = radius * radius;
+        let mut n = 0;
+        vectorized!({
+            self.strips_of(xs, ys, |strip| {
+                self.for_each_block(
+                    wrap_each,
+                    &strip,
+                    centre,
+                    r2,
+                    #[inline(always)]
+                    |_, bits| n += bits.count_ones() as usize,
+                )
+            })
+        });
+        n
+    }
+
+    /// The cells along x and along y that a disc of `radius` around `centre` overlaps; `None`
+    /// where no boid can be within it (an empty grid, a radius of 0 or less). Inlined into each
+    /// query: as a call, its spans came back through memory.
+    #[inline(always)]
+    fn disc_spans(&self, centre: Vec2, radius: f32) -> Option<(Span, Span)> {
+        if self.slot.is_empty() || radius <= 0.0 {
+            return None;
+        }
+        let centre_in = self.space.confine(centre, Vec2::ZERO).0;
+        let (cx, cy) = self.cell_xy(centre_in);
+        let wrap = self.space.wraps();
+        Some((
+            disc_span(centre_in.x, cx, radius, self.cell_w, self.cols, wrap),
+            disc_span(centre_in.y, cy, radius, self.cell_h, self.rows, wrap),
+        ))
     }
 
     /// Calls `hit(entry, offset)`, in entry order, for every entry of `strip` whose minimum-image
@@ -67,33 +100,57 @@ impl Grid {
         mut hit: impl FnMut(usize, Vec2),
     ) {
         vectorized!({
-            let wrap = |d: F8, on: bool, l: f32| if on { d.wrap_axis(l) } else { d };
-            let (cx, cy) = (F8::splat(centre.x), F8::splat(centre.y));
-            let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
-            let r2v = F8::splat(r2);
-            let mut k = strip.lo;
-            while k < strip.hi {
-                let x = F8::load(&self.x, k + LANES);
-                let y = F8::load(&self.y, k + LANES);
-                let dx = wrap((x - cx) + sx, near.wrap_each.x, self.space.width);
-                let dy = wrap((y - cy) + sy, near.wrap_each.y, self.space.height);
-                let mut bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask();
-                // Lanes past the strip's end belong to the next cells.
-                let valid = (strip.hi - k).min(LANES);
-                bits &= (1u32 << valid) - 1;
-                while bits != 0 {
-                    let e = k + bits.trailing_zeros() as usize;
-                    let offset = near.offset(self, strip, e, centre);
-                    // The scalar test decides (it is the shared predicate; the SIMD one only
-                    // skips the clear misses).
-                    if offset.length_squared() < r2 {
-                        hit(e, offset);
+            self.for_each_block(
+                near.wrap_each,
+                strip,
+                centre,
+                r2,
+                #[inline(always)]
+                |k, mut bits| {
+                    while bits != 0 {
+                        let e = k + bits.trailing_zeros() as usize;
+                        let offset = near.offset(self, strip, e, centre);
+                        // The scalar test decides (it is the shared predicate; the lanes'
+                        // test, the same bit for bit, only skips the misses eight at a time).
+                        if offset.length_squared() < r2 {
+                            hit(e, offset);
+                        }
+                        bits &= bits - 1;
                     }
-                    bits &= bits - 1;
-                }
-                k += LANES;
-            }
+                },
+            )
         })
+    }
+
+    /// Calls `block(k, bits)` for each block of eight entries `k..k + 8` of `strip`, in order,
+    /// with bit `i` of `bits` set where entry `k + i` is in the strip and its minimum-image
+    /// offset from `centre` (wrapped on its own along the axes of `wrap_each`) is shorter than
+    /// `sqrt(r2)`. Always inlined, into the caller's `vectorized!` block.
+    #[inline(always)]
+    fn for_each_block(
+        &self,
+        wrap_each: BVec2,
+        strip: &Strip,
+        centre: Vec2,
+        r2: f32,
+        mut block: impl FnMut(usize, u32),
+    ) {
+        let wrap = |d: F8, on: bool, l: f32| if on { d.wrap_axis(l) } else { d };
+        let (cx, cy) = (F8::splat(centre.x), F8::splat(centre.y));
+        let (sx, sy) = (F8::splat(strip.sx), F8::splat(strip.sy));
+        let r2v = F8::splat(r2);
+        let mut k = strip.lo;
+        while k < strip.hi {
+            let x = F8::load(&self.x, k + LANES);
+            let y = F8::load(&self.y, k + LANES);
+            let dx = wrap((x - cx) + sx, wrap_each.x, self.space.width);
+            let dy = wrap((y - cy) + sy, wrap_each.y, self.space.height);
+            let bits = (dx * dx + dy * dy).cmp_lt(r2v).move_mask();
+            // Lanes past the strip's end belong to the next cells.
+            let valid = (strip.hi - k).min(LANES);
+            block(k, bits & ((1u32 << valid) - 1));
+            k += LANES;
+        }
     }
 
     /// Visits every entry of a neighbourhood eight at a time, as offsets from `centre` and

@@ -23,8 +23,27 @@ impl Span {
     pub(super) fn iter_with_shift(self, l: f32) -> impl Iterator<Item = (usize, f32)> {
         (0..self.len).map(move |i| {
             let raw = self.first + i as isize;
-            (raw.rem_euclid(self.n as isize) as usize, self.shift(raw, l))
+            (self.wrap(raw), self.shift(raw, l))
         })
+    }
+
+    /// The cell index of a raw one, `raw mod n`: a span's raw indices lie within one axis'
+    /// length of the axis (`−n ≤ raw < 2n`), so one addition or subtraction does, where
+    /// `rem_euclid` divides (three to six divisions a neighbourhood).
+    #[inline]
+    fn wrap(self, raw: isize) -> usize {
+        let n = self.n as isize;
+        debug_assert!(
+            (-n..2 * n).contains(&raw),
+            "{raw} is beyond one wrap of {n}"
+        );
+        (if raw < 0 {
+            raw + n
+        } else if raw >= n {
+            raw - n
+        } else {
+            raw
+        }) as usize
     }
 
     fn shift(self, raw: isize, l: f32) -> f32 {
@@ -51,13 +70,7 @@ impl Span {
         ]
         .into_iter()
         .filter(|(a, b)| a <= b)
-        .map(move |(a, b)| {
-            (
-                a.rem_euclid(n) as usize,
-                b.rem_euclid(n) as usize,
-                self.shift(a, l),
-            )
-        })
+        .map(move |(a, b)| (self.wrap(a), self.wrap(b), self.shift(a, l)))
     }
 }
 

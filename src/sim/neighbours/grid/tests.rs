@@ -72,11 +72,26 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
         if n > 0 {
             snapshot.isolated[n / 2] = true;
         }
-        // Every boid, and every third one (a subset grid).
-        let keeps: [fn(usize) -> bool; 2] = [|_| true, |i| i % 3 == 0];
+        // Every boid (unlisted, and listed as a subset of all), and every third one.
+        let keeps: [Option<fn(usize) -> bool>; 3] = [None, Some(|_| true), Some(|i| i % 3 == 0)];
+        let mut every = None;
         for keep in keeps {
             let mut one = Grid::default();
             one.rebuild_on(&snapshot, 50.0, keep, Some(1), MIN_CELL_BUDGET);
+            // The entries are the kept boids, each once.
+            let mut slots = one.slot.clone();
+            slots.sort_unstable();
+            let want: Vec<u32> = (0..n as u32)
+                .filter(|&i| keep.is_none_or(|k| k(i as usize)))
+                .collect();
+            assert_eq!(slots, want, "n = {n}: not the kept boids");
+            if slots.len() == n {
+                let grid = fields(&one);
+                assert!(
+                    every.get_or_insert_with(|| grid.clone()) == &grid,
+                    "n = {n}: a grid of every boid depends on how they were kept"
+                );
+            }
             // The padding on either side: far away, still, of no swarm.
             let m = one.slot.len();
             for at in (0..LANES).chain(m + LANES..m + 2 * LANES) {
@@ -146,17 +161,17 @@ fn a_packed_neighbourhood_is_its_strips_one_after_another_then_far_away_entries(
         // One neighbourhood reused cell after cell, as a traversal's part does (the copy must
         // follow the strips, and its columns outlast shorter copies); then a second one packing
         // into the columns the first left on this thread, as the next part does.
-        let mut hood = Neighbourhood::default();
+        let mut hood = Neighbourhood::reusing();
         for c in (0..grid.cols * grid.rows).chain(0..grid.cols * grid.rows) {
-            if c == 0 && hood.packed.get().is_some() {
+            if c == 0 && hood.is_packed() {
                 hood.keep_columns();
-                hood = Neighbourhood::default();
                 let spare = super::neighbourhood::COLUMNS.take();
                 assert!(
                     spare.columns.iter().all(|col| col.len() >= LANES),
                     "columns not kept"
                 );
                 super::neighbourhood::COLUMNS.set(spare);
+                hood = Neighbourhood::reusing();
             }
             grid.neighbourhood(c % grid.cols, c / grid.cols, reach, &mut hood);
             let packed = hood.packed(&grid);
