@@ -18,7 +18,7 @@ mod tests;
 use self::neighbourhood::Packed;
 pub use self::neighbourhood::{Neighbourhood, Strip};
 pub use self::scan::Lanes;
-use self::span::{Span, ceil_usize, span};
+use self::span::{Span, ceil_usize, cell_within, span};
 use super::Snapshot;
 use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for, workers};
 use crate::sim::space::Space;
@@ -307,14 +307,13 @@ impl Grid {
         Vec2::new(self.vx[e + LANES], self.vy[e + LANES])
     }
 
-    /// The cell of a point: `floor(p / cell)`, clamped to the grid. For the non-negative
-    /// quotients that count, `as usize` truncates, which is `floor` without a call to libm's
-    /// `floorf` (the x86-64 baseline has no rounding instruction); negative and NaN quotients
-    /// go to 0 either way.
+    /// The cell of a point: `floor(p / cell)`, clamped to the grid ([`cell_within`]: no call
+    /// to libm's `floorf`, which the x86-64 baseline would need, and no saturating
+    /// conversion); negative and NaN quotients go to 0.
     #[inline]
     fn cell_xy(&self, p: Vec2) -> (usize, usize) {
-        let cx = ((p.x / self.cell_w).max(0.0) as usize).min(self.cols - 1);
-        let cy = ((p.y / self.cell_h).max(0.0) as usize).min(self.rows - 1);
+        let cx = cell_within(p.x / self.cell_w, self.cols);
+        let cy = cell_within(p.y / self.cell_h, self.rows);
         (cx, cy)
     }
 

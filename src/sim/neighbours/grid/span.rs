@@ -83,12 +83,13 @@ pub(super) fn disc_span(p: f32, c: usize, r: f32, cell: f32, n: usize, wrap: boo
         return around;
     }
     let margin = r * 1e-5 + 1e-3;
-    let lo = floor_isize((p - r - margin) / cell);
-    let hi = floor_isize((p + r + margin) / cell);
-    let first = lo.max(around.first).min(c as isize);
-    let last = hi
-        .min(around.first + around.len as isize - 1)
-        .max(c as isize);
+    let c = c as isize;
+    let first = floor_within((p - r - margin) / cell, around.first, c);
+    let last = floor_within(
+        (p + r + margin) / cell,
+        c,
+        around.first + around.len as isize - 1,
+    );
     Span {
         first,
         len: (last - first + 1) as usize,
@@ -97,17 +98,30 @@ pub(super) fn disc_span(p: f32, c: usize, r: f32, cell: f32, n: usize, wrap: boo
     }
 }
 
-/// `x.floor() as isize`, without a call to libm's `floorf` (the x86-64 baseline has no
-/// rounding instruction, and every query computes two): the truncation, one lower where it
-/// rounded a negative fraction up. Equal for every `f32`, NaN and infinities included.
+/// `x.floor()` clamped to `lo..=hi` (whole numbers of at most 2²⁴ in size, `lo ≤ hi`), for
+/// every `x` but NaN (which gives `lo`: no boid is within a disc around a NaN centre anyway).
+/// Clamped first, as a float: the bounds are whole, so the floor of the clamped value is the
+/// clamped floor, and the value is then small and finite, so it converts to an integer in
+/// one instruction, with no saturation and no call to libm's `floorf` (the x86-64 baseline
+/// has no rounding instruction, and every query takes two).
 #[inline]
-pub(super) fn floor_isize(x: f32) -> isize {
-    let t = x as isize;
-    if (t as f32) > x {
-        t.saturating_sub(1)
-    } else {
-        t
-    }
+pub(super) fn floor_within(x: f32, lo: isize, hi: isize) -> isize {
+    let v = x.max(lo as f32).min(hi as f32);
+    // SAFETY: `v` is finite and within `lo..=hi`, well inside `i32` (NaN: `max` gives `lo`).
+    let t = unsafe { v.to_int_unchecked::<i32>() } as isize;
+    // Truncation rounded a negative fraction up: one lower.
+    t - ((t as f32) > v) as isize
+}
+
+/// `(q.max(0.0) as usize).min(cells - 1)`: the cell of a quotient `q = coordinate / cell
+/// width` (truncation is `floor` for the non-negative quotients that count), clamped to the
+/// `cells` of an axis, for every `q` (NaN and negative ones give 0, +∞ the last cell).
+/// Clamped as a float first, so the conversion needs no saturation.
+#[inline]
+pub(super) fn cell_within(q: f32, cells: usize) -> usize {
+    let v = q.max(0.0).min((cells - 1) as f32);
+    // SAFETY: `v` is finite and within `0..cells`, well inside `u32` (NaN: `max` gives 0).
+    (unsafe { v.to_int_unchecked::<u32>() }) as usize
 }
 
 /// `x.ceil() as usize`, without libm's `ceilf`: the truncation, one higher where it dropped a

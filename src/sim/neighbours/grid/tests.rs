@@ -1,6 +1,6 @@
 //! Tests of the grid's spans and strips of cells.
 
-use super::span::{ceil_usize, disc_span, floor_isize};
+use super::span::{ceil_usize, cell_within, disc_span, floor_within};
 use super::*;
 
 #[test]
@@ -252,7 +252,7 @@ fn a_grid_of_a_few_boids_has_few_cells_and_finds_what_a_full_one_finds() {
 }
 
 #[test]
-fn floor_and_ceil_without_libm_match_libm_for_every_kind_of_f32() {
+fn floor_cell_and_ceil_without_libm_match_libm_for_every_kind_of_f32() {
     // Every 4 096th bit pattern (both signs, every exponent, NaNs and infinities among them),
     // and the values around the integers a grid's quotients land on.
     let strided = (0..=u32::MAX >> 12).map(|k| f32::from_bits(k << 12 | k & 0xfff));
@@ -272,12 +272,28 @@ fn floor_and_ceil_without_libm_match_libm_for_every_kind_of_f32() {
     ];
     let mut seen = 0;
     for x in strided.chain(near_integers).chain(specials) {
-        assert_eq!(
-            floor_isize(x),
-            x.floor() as isize,
-            "floor {x:e} ({:#x})",
-            x.to_bits()
-        );
+        // Clamped as a span's ends are: to the cells around c and to c, on either side.
+        for (lo, hi) in [(-3, 2), (0, 0), (-40, -40), (5, 9), (-1000, 1000)] {
+            let want = if x.is_nan() {
+                lo
+            } else {
+                (x.floor() as isize).clamp(lo, hi)
+            };
+            assert_eq!(
+                floor_within(x, lo, hi),
+                want,
+                "floor {x:e} ({:#x}) in {lo}..={hi}",
+                x.to_bits()
+            );
+        }
+        for cells in [1, 2, 7, 4096] {
+            assert_eq!(
+                cell_within(x, cells),
+                (x.max(0.0) as usize).min(cells - 1),
+                "cell of {x:e} ({:#x}) among {cells}",
+                x.to_bits()
+            );
+        }
         assert_eq!(
             ceil_usize(x),
             x.ceil() as usize,
