@@ -226,8 +226,8 @@ impl IndexRef<'_> {
                 // A grid of the targets alone, with cells of the reach.
                 let mut subset = Grid::default();
                 subset.rebuild_subset(snapshot, reach, |j| target.has(j));
-                // A `Near` for each source (one cannot be shared between threads: on the grid's
-                // cells it holds a neighbourhood that packs its copy on first use).
+                // A `Near` for each source: one cannot be shared between threads, as its
+                // `Cells` kind borrows a neighbourhood that packs its copy on first use.
                 per_source(snapshot.len(), &source, |i| {
                     let kind = NearKind::Subset(&subset);
                     f(i, &Near { kind, target })

@@ -109,7 +109,7 @@ pub type Sighting = (f32, usize, Vec2);
 
 /// How many other boids are within `radius` of the boid of slot `j`: one count of the boids
 /// within `radius` of it ([`NeighbourIndex::count_within`]), less the boid itself, which is
-/// among them (at offset zero) whenever `radius` is positive.
+/// among them (at offset zero) whenever `radius²` is positive.
 pub fn isolation(index: &impl NeighbourIndex, boids: &Snapshot, j: usize, radius: f32) -> usize {
     let itself = (0.0 < radius * radius) as usize;
     index
@@ -118,8 +118,8 @@ pub fn isolation(index: &impl NeighbourIndex, boids: &Snapshot, j: usize, radius
 }
 
 /// The boids within `detection_range` of `at` that can be the best target ([`choose_target`]):
-/// the nearest (ties by slot), whose neighbours `neighbours` counts, scores `s0`, and no boid
-/// whose best possible score (no neighbours at all) is worse than `s0` can win. Counting
+/// the nearest (ties by slot) is scored first, its neighbours counted by `neighbours`, and a
+/// boid whose score with no neighbours at all is still worse than that cannot win. Counting
 /// neighbours is the expensive part; most boids in range never need it.
 pub fn contenders(
     index: &impl NeighbourIndex,
@@ -160,8 +160,8 @@ pub fn best_target(
 
 /// The best target of a predator at `at` among the boids within `detection_range`: the lowest
 /// [`target_score`] (ties go to the lower id). Returns its slot and offset. Only its
-/// [`contenders`] are scored, each with one query: the target is the one the source's search
-/// finds (scoring nearest first and stopping at the first boid that cannot beat the best so
+/// [`contenders`] are scored, each with one query: the target is the one the reference model's
+/// search finds (scoring nearest first and stopping at the first boid that cannot beat the best so
 /// far), as that search scores only contenders and every boid it skips scores worse.
 pub fn choose_target(
     index: &impl NeighbourIndex,

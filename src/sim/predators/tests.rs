@@ -1,5 +1,5 @@
 //! Predators' rules against hand-worked values (fear, pursuit, respawn) and the target choice
-//! against the source's nearest-first search on every backend.
+//! against the reference model's nearest-first search on every backend.
 
 use super::*;
 use crate::sim::agent::Disease;
@@ -76,7 +76,7 @@ fn the_isolated_boid_is_chosen() {
     }
 }
 
-/// The source's search, as the first version ran it: every boid in range sorted nearest
+/// The reference model's search, as the first version ran it: every boid in range sorted nearest
 /// first (ties by slot), each scored with its neighbours counted one by one, stopping at
 /// the first that cannot beat the best so far.
 fn search_nearest_first(
@@ -111,7 +111,7 @@ fn search_nearest_first(
 fn the_target_is_the_one_a_nearest_first_search_finds() {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
     let mut differs = 0;
-    // Sparse to dense (about 1 to 25 boids within the 50 px isolation radius), on a torus
+    // Sparse to dense (about 1 to 40 boids within the 50 px isolation radius), on a torus
     // and between walls; isolation radii around the spacing, so that counts vary.
     for (n, boundary) in [(60, true), (600, true), (3000, false), (6000, true)] {
         let side = 800.0;

@@ -46,7 +46,7 @@ impl Grid {
 
     /// How many boids are within `radius` of `centre`: the visits of [`Grid::query`], counted
     /// eight entries at a time with nothing done per hit. The lanes' test is the query's own
-    /// (the same offsets and squared lengths, bit for bit; see [`Grid::lanes_within`]).
+    /// (one block loop, [`Grid::for_each_block`], serves both).
     pub fn count_within(&self, centre: Vec2, radius: f32) -> usize {
         let Some((xs, ys)) = self.disc_spans(centre, radius) else {
             return 0;

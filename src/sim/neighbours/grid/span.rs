@@ -29,7 +29,7 @@ impl Span {
 
     /// The cell index of a raw one, `raw mod n`: a span's raw indices lie within one axis'
     /// length of the axis (`−n ≤ raw < 2n`), so one addition or subtraction does, where
-    /// `rem_euclid` divides (three to six divisions a neighbourhood).
+    /// `rem_euclid` divides (several divisions a neighbourhood).
     #[inline]
     fn wrap(self, raw: isize) -> usize {
         let n = self.n as isize;
@@ -115,8 +115,8 @@ pub(super) fn floor_within(x: f32, lo: isize, hi: isize) -> isize {
 
 /// `(q.max(0.0) as usize).min(cells - 1)`: the cell of a quotient `q = coordinate / cell
 /// width` (truncation is `floor` for the non-negative quotients that count), clamped to the
-/// `cells` of an axis, for every `q` (NaN and negative ones give 0, +∞ the last cell).
-/// Clamped as a float first, so the conversion needs no saturation.
+/// `cells` of an axis (fewer than 2²⁴), for every `q` (NaN and negative ones give 0, +∞ the
+/// last cell). Clamped as a float first, so the conversion needs no saturation.
 #[inline]
 pub(super) fn cell_within(q: f32, cells: usize) -> usize {
     let v = q.max(0.0).min((cells - 1) as f32);
