@@ -15,6 +15,8 @@
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod fonts;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod png;
 pub mod run;
 pub mod sim;
 pub mod view;

@@ -393,10 +393,10 @@ impl Recorder {
         }
         if let Some(dir) = &self.opts.frames {
             let path = frame_path(dir, self.frames);
-            let area = BitMapBackend::new(&path, self.opts.size).into_drawing_area();
-            draw_scene(&area, &scene, self.opts.radii)?;
-            area.present()
-                .map_err(|e| anyhow::anyhow!("cannot write frame `{}`: {e}", path.display()))?;
+            // The file's error names the frame.
+            crate::png::draw_png(&path, self.opts.size, |area| {
+                draw_scene(area, &scene, self.opts.radii)
+            })?;
         }
         self.frames += 1;
         Ok(())

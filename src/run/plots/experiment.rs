@@ -83,66 +83,68 @@ pub fn plot_experiment(
     let cols = cells.iter().map(|c| c.1 + 1).max().unwrap_or(1);
     let path = dir.join("infected_grid.png");
     {
-        let root = BitMapBackend::new(
+        crate::png::draw_png(
             &path,
             (GRID_PANEL.0 * cols as u32, GRID_PANEL.1 * rows as u32 + 50),
-        )
-        .into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let (title, body) = root.split_vertically(50);
-        title
-            .titled(
-                "Infected fraction over time: mean ± 95 % CI over seeds",
-                ("sans-serif", 26),
-            )
-            .map_err(err)?;
-        let panels = body.split_evenly((rows, cols));
-        for (((name, band), (r, c)), (_, runs)) in bands.iter().zip(&cells).zip(scenarios) {
-            let area = &panels[r * cols + c];
-            let colour = PALETTE[(r * cols + c) % PALETTE.len()];
-            let mut chart = fraction_chart(area, name, (20, 13), (t_max, y_max))?;
-            // Each run's interventions, faint: where they overlap over seeds they darken.
-            let spans: Vec<Span> = runs.iter().flat_map(|(_, s)| s.spans.clone()).collect();
-            let alpha = 0.3 / runs.len().max(1) as f64;
-            draw_spans(&mut chart, &spans, y_max, alpha.max(0.03), false)?;
-            let mut poly: Vec<(f64, f64)> = band.iter().map(|p| (p.0, p.3)).collect();
-            poly.extend(band.iter().rev().map(|p| (p.0, p.2)));
-            chart
-                .draw_series(std::iter::once(Polygon::new(poly, colour.mix(0.25))))
-                .map_err(err)?;
-            chart
-                .draw_series(LineSeries::new(
-                    band.iter().map(|p| (p.0, p.1)),
-                    colour.stroke_width(2),
-                ))
-                .map_err(err)?;
-        }
-        root.present().map_err(err)?;
+            |root| {
+                root.fill(&WHITE).map_err(err)?;
+                let (title, body) = root.split_vertically(50);
+                title
+                    .titled(
+                        "Infected fraction over time: mean ± 95 % CI over seeds",
+                        ("sans-serif", 26),
+                    )
+                    .map_err(err)?;
+                let panels = body.split_evenly((rows, cols));
+                for (((name, band), (r, c)), (_, runs)) in bands.iter().zip(&cells).zip(scenarios) {
+                    let area = &panels[r * cols + c];
+                    let colour = PALETTE[(r * cols + c) % PALETTE.len()];
+                    let mut chart = fraction_chart(area, name, (20, 13), (t_max, y_max))?;
+                    // Each run's interventions, faint: where they overlap over seeds they darken.
+                    let spans: Vec<Span> = runs.iter().flat_map(|(_, s)| s.spans.clone()).collect();
+                    let alpha = 0.3 / runs.len().max(1) as f64;
+                    draw_spans(&mut chart, &spans, y_max, alpha.max(0.03), false)?;
+                    let mut poly: Vec<(f64, f64)> = band.iter().map(|p| (p.0, p.3)).collect();
+                    poly.extend(band.iter().rev().map(|p| (p.0, p.2)));
+                    chart
+                        .draw_series(std::iter::once(Polygon::new(poly, colour.mix(0.25))))
+                        .map_err(err)?;
+                    chart
+                        .draw_series(LineSeries::new(
+                            band.iter().map(|p| (p.0, p.1)),
+                            colour.stroke_width(2),
+                        ))
+                        .map_err(err)?;
+                }
+                Ok(())
+            },
+        )?;
     }
     written.push(path);
 
     // All means overlaid.
     let path = dir.join("infected_overlay.png");
     {
-        let root = BitMapBackend::new(&path, OVERLAY_PLOT).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let title = "Mean infected fraction, every scenario";
-        let mut chart = fraction_chart(&root, title, (24, 15), (t_max, y_max))?;
-        for (k, (name, band)) in bands.iter().enumerate() {
-            let colour = PALETTE[k % PALETTE.len()];
-            chart
-                .draw_series(LineSeries::new(
-                    band.iter().map(|p| (p.0, p.1)),
-                    colour.stroke_width(2),
-                ))
-                .map_err(err)?
-                .label(name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-                });
-        }
-        draw_legend(&mut chart, 15)?;
-        root.present().map_err(err)?;
+        crate::png::draw_png(&path, OVERLAY_PLOT, |root| {
+            root.fill(&WHITE).map_err(err)?;
+            let title = "Mean infected fraction, every scenario";
+            let mut chart = fraction_chart(root, title, (24, 15), (t_max, y_max))?;
+            for (k, (name, band)) in bands.iter().enumerate() {
+                let colour = PALETTE[k % PALETTE.len()];
+                chart
+                    .draw_series(LineSeries::new(
+                        band.iter().map(|p| (p.0, p.1)),
+                        colour.stroke_width(2),
+                    ))
+                    .map_err(err)?
+                    .label(name.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                    });
+            }
+            draw_legend(&mut chart, 15)?;
+            Ok(())
+        })?;
     }
     written.push(path);
 
@@ -240,89 +242,90 @@ fn heatmap(
     cells: &[(usize, usize, Option<f64>, usize, usize)],
 ) -> Result<()> {
     use plotters::coord::ranged1d::SegmentValue;
-    let root = BitMapBackend::new(path, HEATMAP_PLOT).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    // The colour bar on the right says what the colours mean.
-    let (main, bar) = root.split_horizontally(HEATMAP_PLOT.0 - 120);
-    let mut chart = ChartBuilder::on(&main)
-        .caption(title, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        // A discrete range `0..n` has n + 1 segments (both ends included).
-        .build_cartesian_2d(
-            (0..cols - 1).into_segmented(),
-            (0..rows - 1).into_segmented(),
-        )
-        .map_err(err)?;
-    // Row 0 (B1) at the top: row r is drawn at y = rows − 1 − r.
-    let centre = |v: &SegmentValue<usize>| match v {
-        SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => Some(*i),
-        SegmentValue::Last => None,
-    };
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .x_labels(cols)
-        .y_labels(rows)
-        .x_label_formatter(&|v| centre(v).map_or(String::new(), |i| format!("D{}", i + 1)))
-        .y_label_formatter(&|v| centre(v).map_or(String::new(), |i| format!("B{}", rows - i)))
-        .x_desc("doctor strategy (D1 passive, D2 seek nearest, D3 seek centroid)")
-        .y_desc("flocking (B1 line, B2 oval, B3 chaotic)")
-        .label_style(("sans-serif", 16))
-        .draw()
-        .map_err(err)?;
-    let defined: Vec<f64> = cells.iter().filter_map(|c| c.2).collect();
-    let (lo, hi) = defined
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    let centred = plotters::style::text_anchor::Pos::new(
-        plotters::style::text_anchor::HPos::Center,
-        plotters::style::text_anchor::VPos::Center,
-    );
-    for &(r, c, value, n, total) in cells {
-        let y = rows - 1 - r;
-        let level = value.map(|v| if hi > lo { (v - lo) / (hi - lo) } else { 0.5 });
-        let colour = level.map_or(RGBColor(220, 220, 220), scale_colour);
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [
-                    (SegmentValue::Exact(c), SegmentValue::Exact(y)),
-                    (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
-                ],
-                colour.filled(),
-            )))
+    crate::png::draw_png(path, HEATMAP_PLOT, |root| {
+        root.fill(&WHITE).map_err(err)?;
+        // The colour bar on the right says what the colours mean.
+        let (main, bar) = root.split_horizontally(HEATMAP_PLOT.0 - 120);
+        let mut chart = ChartBuilder::on(&main)
+            .caption(title, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            // A discrete range `0..n` has n + 1 segments (both ends included).
+            .build_cartesian_2d(
+                (0..cols - 1).into_segmented(),
+                (0..rows - 1).into_segmented(),
+            )
             .map_err(err)?;
-        let ink = if level.is_none_or(|l| l > 0.6) {
-            BLACK
-        } else {
-            WHITE
+        // Row 0 (B1) at the top: row r is drawn at y = rows − 1 − r.
+        let centre = |v: &SegmentValue<usize>| match v {
+            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => Some(*i),
+            SegmentValue::Last => None,
         };
-        let text = value.map_or("never".to_string(), |v| format!("{v:.2}{unit}"));
-        let at = (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y));
         chart
-            .draw_series([
-                EmptyElement::at(at.clone())
-                    + Text::new(
-                        text,
-                        (0, -12),
-                        ("sans-serif", 26).into_font().color(&ink).pos(centred),
-                    ),
-                EmptyElement::at(at)
-                    + Text::new(
-                        format!("n = {n} of {total}"),
-                        (0, 18),
-                        ("sans-serif", 15).into_font().color(&ink).pos(centred),
-                    ),
-            ])
+            .configure_mesh()
+            .disable_mesh()
+            .x_labels(cols)
+            .y_labels(rows)
+            .x_label_formatter(&|v| centre(v).map_or(String::new(), |i| format!("D{}", i + 1)))
+            .y_label_formatter(&|v| centre(v).map_or(String::new(), |i| format!("B{}", rows - i)))
+            .x_desc("doctor strategy (D1 passive, D2 seek nearest, D3 seek centroid)")
+            .y_desc("flocking (B1 line, B2 oval, B3 chaotic)")
+            .label_style(("sans-serif", 16))
+            .draw()
             .map_err(err)?;
-    }
-    if lo.is_finite() && hi.is_finite() {
-        colour_bar(&bar, lo, hi, unit)?;
-    }
-    root.present().map_err(err)
+        let defined: Vec<f64> = cells.iter().filter_map(|c| c.2).collect();
+        let (lo, hi) = defined
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        let centred = plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        );
+        for &(r, c, value, n, total) in cells {
+            let y = rows - 1 - r;
+            let level = value.map(|v| if hi > lo { (v - lo) / (hi - lo) } else { 0.5 });
+            let colour = level.map_or(RGBColor(220, 220, 220), scale_colour);
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [
+                        (SegmentValue::Exact(c), SegmentValue::Exact(y)),
+                        (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
+                    ],
+                    colour.filled(),
+                )))
+                .map_err(err)?;
+            let ink = if level.is_none_or(|l| l > 0.6) {
+                BLACK
+            } else {
+                WHITE
+            };
+            let text = value.map_or("never".to_string(), |v| format!("{v:.2}{unit}"));
+            let at = (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y));
+            chart
+                .draw_series([
+                    EmptyElement::at(at.clone())
+                        + Text::new(
+                            text,
+                            (0, -12),
+                            ("sans-serif", 26).into_font().color(&ink).pos(centred),
+                        ),
+                    EmptyElement::at(at)
+                        + Text::new(
+                            format!("n = {n} of {total}"),
+                            (0, 18),
+                            ("sans-serif", 15).into_font().color(&ink).pos(centred),
+                        ),
+                ])
+                .map_err(err)?;
+        }
+        if lo.is_finite() && hi.is_finite() {
+            colour_bar(&bar, lo, hi, unit)?;
+        }
+        Ok(())
+    })
 }
 
 /// A vertical colour bar from `lo` (bottom) to `hi` (top) in the heatmap's scale.

@@ -50,46 +50,47 @@ pub fn plot_run_folder(
 /// A run's S, I, R and dead counts over time.
 pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
     ensure_font();
-    let root = BitMapBackend::new(path, RUN_PLOT).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let lines = [
-        ("susceptible", RGBColor(44, 160, 44)),
-        ("infected", RGBColor(214, 39, 40)),
-        ("recovered", RGBColor(127, 127, 127)),
-        ("dead", RGBColor(20, 20, 20)),
-    ];
-    let y_max = lines
-        .iter()
-        .flat_map(|(c, _)| series.column(c))
-        .map(|(_, v)| v)
-        .fold(1.0, f64::max);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0.0..max_time(&[series]), 0.0..y_max * HEADROOM)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("boids")
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .label_style(("sans-serif", 15))
-        .draw()
-        .map_err(err)?;
-    draw_spans(&mut chart, &series.spans, y_max * HEADROOM, 0.25, true)?;
-    for (name, colour) in lines {
+    crate::png::draw_png(path, RUN_PLOT, |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let lines = [
+            ("susceptible", RGBColor(44, 160, 44)),
+            ("infected", RGBColor(214, 39, 40)),
+            ("recovered", RGBColor(127, 127, 127)),
+            ("dead", RGBColor(20, 20, 20)),
+        ];
+        let y_max = lines
+            .iter()
+            .flat_map(|(c, _)| series.column(c))
+            .map(|(_, v)| v)
+            .fold(1.0, f64::max);
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(55)
+            .build_cartesian_2d(0.0..max_time(&[series]), 0.0..y_max * HEADROOM)
+            .map_err(err)?;
         chart
-            .draw_series(LineSeries::new(series.column(name), colour.stroke_width(2)))
-            .map_err(err)?
-            .label(name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-            });
-    }
-    draw_legend(&mut chart, 15)?;
-    root.present().map_err(err)
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("boids")
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .label_style(("sans-serif", 15))
+            .draw()
+            .map_err(err)?;
+        draw_spans(&mut chart, &series.spans, y_max * HEADROOM, 0.25, true)?;
+        for (name, colour) in lines {
+            chart
+                .draw_series(LineSeries::new(series.column(name), colour.stroke_width(2)))
+                .map_err(err)?
+                .label(name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
+        }
+        draw_legend(&mut chart, 15)?;
+        Ok(())
+    })
 }
 
 /// A run's reproduction numbers from its `rt.csv`: Cori R_t with its 95 % credible band and
@@ -97,114 +98,119 @@ pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
 /// (contact and imported) below.
 pub fn plot_rt(rt: &Series, title: &str, path: &Path) -> Result<()> {
     ensure_font();
-    let root = BitMapBackend::new(path, RT_PLOT).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let (top, bottom) = root.split_vertically(RT_PLOT.1 * 62 / 100);
-    let t_max = max_time(&[rt]);
-    let mean = rt.column("rt_mean");
-    let (lo, hi) = (rt.column("rt_lo95"), rt.column("rt_hi95"));
-    let rc = rt.column("rc");
-    // Early windows with few cases have wide intervals: the axis follows the estimates.
-    let y_max = mean
-        .iter()
-        .chain(&rc)
-        .map(|(_, v)| 1.3 * v)
-        .fold(2.0, f64::max)
-        .min(hi.iter().map(|(_, v)| *v).fold(2.0, f64::max));
-    let clip = |v: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
-        v.into_iter().map(|(t, y)| (t, y.min(y_max))).collect()
-    };
-    let mut chart = ChartBuilder::on(&top)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(30)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0.0..t_max, 0.0..y_max * HEADROOM)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .y_desc("reproduction number")
-        .label_style(("sans-serif", 15))
-        .draw()
-        .map_err(err)?;
-    draw_spans(&mut chart, &rt.spans, y_max * HEADROOM, 0.25, true)?;
-    let blue = RGBColor(31, 119, 180);
-    let orange = RGBColor(255, 127, 14);
-    let band: Vec<(f64, f64)> = clip(lo)
-        .into_iter()
-        .chain(clip(hi).into_iter().rev())
-        .collect();
-    if !band.is_empty() {
+    crate::png::draw_png(path, RT_PLOT, |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let (top, bottom) = root.split_vertically(RT_PLOT.1 * 62 / 100);
+        let t_max = max_time(&[rt]);
+        let mean = rt.column("rt_mean");
+        let (lo, hi) = (rt.column("rt_lo95"), rt.column("rt_hi95"));
+        let rc = rt.column("rc");
+        // Early windows with few cases have wide intervals: the axis follows the estimates.
+        let y_max = mean
+            .iter()
+            .chain(&rc)
+            .map(|(_, v)| 1.3 * v)
+            .fold(2.0, f64::max)
+            .min(hi.iter().map(|(_, v)| *v).fold(2.0, f64::max));
+        let clip = |v: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+            v.into_iter().map(|(t, y)| (t, y.min(y_max))).collect()
+        };
+        let mut chart = ChartBuilder::on(&top)
+            .caption(title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(30)
+            .y_label_area_size(55)
+            .build_cartesian_2d(0.0..t_max, 0.0..y_max * HEADROOM)
+            .map_err(err)?;
         chart
-            .draw_series(std::iter::once(Polygon::new(band, blue.mix(0.2).filled())))
+            .configure_mesh()
+            .y_desc("reproduction number")
+            .label_style(("sans-serif", 15))
+            .draw()
+            .map_err(err)?;
+        draw_spans(&mut chart, &rt.spans, y_max * HEADROOM, 0.25, true)?;
+        let blue = RGBColor(31, 119, 180);
+        let orange = RGBColor(255, 127, 14);
+        let band: Vec<(f64, f64)> = clip(lo)
+            .into_iter()
+            .chain(clip(hi).into_iter().rev())
+            .collect();
+        if !band.is_empty() {
+            chart
+                .draw_series(std::iter::once(Polygon::new(band, blue.mix(0.2).filled())))
+                .map_err(err)?
+                .label("R_t 95 % credible interval")
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], blue.mix(0.2).filled())
+                });
+        }
+        chart
+            .draw_series(LineSeries::new(clip(mean), blue.stroke_width(2)))
             .map_err(err)?
-            .label("R_t 95 % credible interval")
+            .label("R_t (Cori, posterior mean)")
             .legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 20, y + 5)], blue.mix(0.2).filled())
+                PathElement::new(vec![(x, y), (x + 20, y)], blue.stroke_width(2))
             });
-    }
-    chart
-        .draw_series(LineSeries::new(clip(mean), blue.stroke_width(2)))
-        .map_err(err)?
-        .label("R_t (Cori, posterior mean)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue.stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(clip(rc.clone()), orange.stroke_width(2)))
-        .map_err(err)?
-        .label("R_c (case reproduction, ended windows)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], orange.stroke_width(2)));
-    chart
-        .draw_series(DashedLineSeries::new(
-            [(0.0, 1.0), (t_max, 1.0)],
-            6,
-            4,
-            BLACK.stroke_width(1),
-        ))
-        .map_err(err)?;
-    draw_legend(&mut chart, 14)?;
-    let total = rt.column("infections");
-    let contact: std::collections::HashMap<u64, f64> = rt
-        .column("contact_infections")
-        .into_iter()
-        .map(|(t, v)| (t.to_bits(), v))
-        .collect();
-    let n_max = total.iter().map(|(_, v)| *v).fold(1.0, f64::max);
-    // Bars span their bin: from the previous bin end to their own.
-    let width = total.first().map_or(1.0, |(t, _)| *t);
-    let mut chart = ChartBuilder::on(&bottom)
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0.0..t_max, 0.0..n_max * HEADROOM)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc(format!("new infections (per {width} s)"))
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .label_style(("sans-serif", 15))
-        .draw()
-        .map_err(err)?;
-    draw_spans(&mut chart, &rt.spans, n_max * HEADROOM, 0.25, false)?;
-    let red = RGBColor(214, 39, 40);
-    let grey = RGBColor(160, 160, 160);
-    chart
-        .draw_series(
-            total
-                .iter()
-                .map(|&(t, n)| Rectangle::new([(t - width, 0.0), (t, n)], grey.filled())),
-        )
-        .map_err(err)?
-        .label("imported (initial, spontaneous, born)")
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], grey.filled()));
-    chart
-        .draw_series(total.iter().map(|&(t, _)| {
-            let c = contact.get(&t.to_bits()).copied().unwrap_or(0.0);
-            Rectangle::new([(t - width, 0.0), (t, c)], red.filled())
-        }))
-        .map_err(err)?
-        .label("by contact")
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], red.filled()));
-    draw_legend(&mut chart, 14)?;
-    root.present().map_err(err)
+        chart
+            .draw_series(LineSeries::new(clip(rc.clone()), orange.stroke_width(2)))
+            .map_err(err)?
+            .label("R_c (case reproduction, ended windows)")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], orange.stroke_width(2))
+            });
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(0.0, 1.0), (t_max, 1.0)],
+                6,
+                4,
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+        draw_legend(&mut chart, 14)?;
+        let total = rt.column("infections");
+        let contact: std::collections::HashMap<u64, f64> = rt
+            .column("contact_infections")
+            .into_iter()
+            .map(|(t, v)| (t.to_bits(), v))
+            .collect();
+        let n_max = total.iter().map(|(_, v)| *v).fold(1.0, f64::max);
+        // Bars span their bin: from the previous bin end to their own.
+        let width = total.first().map_or(1.0, |(t, _)| *t);
+        let mut chart = ChartBuilder::on(&bottom)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(55)
+            .build_cartesian_2d(0.0..t_max, 0.0..n_max * HEADROOM)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(format!("new infections (per {width} s)"))
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .label_style(("sans-serif", 15))
+            .draw()
+            .map_err(err)?;
+        draw_spans(&mut chart, &rt.spans, n_max * HEADROOM, 0.25, false)?;
+        let red = RGBColor(214, 39, 40);
+        let grey = RGBColor(160, 160, 160);
+        chart
+            .draw_series(
+                total
+                    .iter()
+                    .map(|&(t, n)| Rectangle::new([(t - width, 0.0), (t, n)], grey.filled())),
+            )
+            .map_err(err)?
+            .label("imported (initial, spontaneous, born)")
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], grey.filled()));
+        chart
+            .draw_series(total.iter().map(|&(t, _)| {
+                let c = contact.get(&t.to_bits()).copied().unwrap_or(0.0);
+                Rectangle::new([(t - width, 0.0), (t, c)], red.filled())
+            }))
+            .map_err(err)?
+            .label("by contact")
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], red.filled()));
+        draw_legend(&mut chart, 14)?;
+        Ok(())
+    })
 }

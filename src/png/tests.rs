@@ -1,0 +1,139 @@
+//! The encoder against plotters' own file backend (the bytes it wrote through the `image` and
+//! `png` crates), and its vector paths against the plain code.
+
+use super::*;
+use plotters::prelude::*;
+use rand::{Rng, SeedableRng};
+
+/// The PNG spec's Paeth predictor, as written there.
+fn spec_paeth(a: u8, b: u8, c: u8) -> u8 {
+    let p = i32::from(a) + i32::from(b) - i32::from(c);
+    let (pa, pb, pc) = (
+        (p - i32::from(a)).abs(),
+        (p - i32::from(b)).abs(),
+        (p - i32::from(c)).abs(),
+    );
+    if pa <= pb && pa <= pc {
+        a
+    } else if pb <= pc {
+        b
+    } else {
+        c
+    }
+}
+
+#[test]
+fn paeth_is_the_specs_predictor_for_every_byte_triple() {
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            for c in 0..=255u8 {
+                assert_eq!(paeth(a, b, c), spec_paeth(a, b, c), "{a} {b} {c}");
+            }
+        }
+    }
+}
+
+/// Test images: random noise (deflate loses to stored blocks), smooth gradients, flat areas
+/// (every filter ties), and a chart with lines and text, at sizes down to one pixel.
+fn images() -> Vec<((u32, u32), Vec<u8>)> {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+    let mut out = Vec::new();
+    for size in [(1, 1), (1, 4), (2, 3), (5, 4), (11, 7), (64, 48)] {
+        let n = 3 * (size.0 * size.1) as usize;
+        out.push((size, (0..n).map(|_| rng.random::<u8>()).collect()));
+        out.push((size, vec![255; n]));
+        let gradient = (0..n)
+            .map(|i| ((i / 3) as u32 * 7 + (i % 3) as u32 * 50) as u8)
+            .collect();
+        out.push((size, gradient));
+        // Mostly flat with a few random pixels.
+        let mut sparse = vec![240u8; n];
+        for _ in 0..(n / 20).max(1) {
+            let k = rng.random_range(0..n);
+            sparse[k] = rng.random();
+        }
+        out.push((size, sparse));
+    }
+    crate::fonts::ensure_font();
+    let size = (320, 200);
+    let mut chart = vec![0u8; 3 * 320 * 200];
+    {
+        let root = BitMapBackend::with_buffer(&mut chart, size).into_drawing_area();
+        root.fill(&WHITE).unwrap();
+        let mut c = ChartBuilder::on(&root)
+            .caption("a chart", ("sans-serif", 18))
+            .margin(8)
+            .x_label_area_size(30)
+            .y_label_area_size(40)
+            .build_cartesian_2d(0.0..10.0, 0.0..1.0)
+            .unwrap();
+        c.configure_mesh().draw().unwrap();
+        c.draw_series(LineSeries::new(
+            (0..100).map(|i| (i as f64 / 10.0, (i as f64 / 7.0).sin().abs())),
+            RED.stroke_width(2),
+        ))
+        .unwrap();
+    }
+    out.push((size, chart));
+    out
+}
+
+#[test]
+fn files_have_the_bytes_plotters_file_backend_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    for (k, (size, pixels)) in images().into_iter().enumerate() {
+        let path = dir.path().join(format!("{k}.png"));
+        {
+            let mut backend = BitMapBackend::new(&path, size);
+            for (i, px) in pixels.chunks(3).enumerate() {
+                let (x, y) = (i as u32 % size.0, i as u32 / size.0);
+                let colour = RGBColor(px[0], px[1], px[2]).to_backend_color();
+                backend.draw_pixel((x as i32, y as i32), colour).unwrap();
+            }
+            backend.present().unwrap();
+        }
+        let theirs = std::fs::read(&path).unwrap();
+        assert_eq!(encode(size, &pixels), theirs, "image {k}, {size:?}");
+    }
+}
+
+/// Every row of `pixels` filtered, each after its filter's byte.
+#[inline(always)]
+fn filter_rows(pixels: &[u8], row: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    each_filtered_row(pixels, row, |line| out.extend_from_slice(line));
+    out
+}
+
+#[test]
+fn every_vector_path_filters_alike() {
+    for (size, pixels) in images() {
+        let row = 3 * size.0 as usize;
+        let plain = filter_rows(&pixels, row);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::sim::lanes::Path;
+            if Path::Avx2.supported() {
+                // SAFETY: this CPU has AVX2.
+                let wide = unsafe { crate::sim::lanes::avx2(|| filter_rows(&pixels, row)) };
+                assert_eq!(wide, plain, "{size:?}");
+            }
+            if Path::Avx512.supported() {
+                // SAFETY: this CPU has AVX-512.
+                let wide = unsafe { crate::sim::lanes::avx512(|| filter_rows(&pixels, row)) };
+                assert_eq!(wide, plain, "{size:?}");
+            }
+        }
+        assert_eq!(plain.len(), pixels.len() + size.1 as usize);
+    }
+}
+
+#[test]
+fn a_file_that_cannot_be_written_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing").join("a.png");
+    let e = write_png(&path, (1, 1), &[0, 0, 0])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("missing/a.png"), "{e}");
+}
