@@ -47,6 +47,16 @@ pub fn plot_run_folder(
     drawn
 }
 
+/// A tick label of an axis of counts: the count at a whole number, nothing between (an axis up
+/// to 1 or 2 has ticks every 0.2, which would read "0 0 0 1 1 1").
+pub(super) fn count_label(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
+}
+
 /// A run's S, I, R and dead counts over time.
 pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
     ensure_font();
@@ -74,7 +84,7 @@ pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
             .configure_mesh()
             .x_desc("time (s)")
             .y_desc("boids")
-            .y_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&count_label)
             .label_style(("sans-serif", 15))
             .draw()
             .map_err(err)?;
@@ -186,7 +196,7 @@ pub fn plot_rt(rt: &Series, title: &str, path: &Path) -> Result<()> {
             .configure_mesh()
             .x_desc("time (s)")
             .y_desc(format!("new infections (per {width} s)"))
-            .y_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&count_label)
             .label_style(("sans-serif", 15))
             .draw()
             .map_err(err)?;

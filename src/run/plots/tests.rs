@@ -66,3 +66,13 @@ fn a_run_folder_without_rt_csv_gets_only_its_sir_plot() {
     assert!(drawn[0].1.is_ok() && drawn[0].0.ends_with("sir.png"));
     assert!(!dir.path().join("rt.png").exists());
 }
+
+#[test]
+fn an_axis_of_counts_labels_whole_numbers_only() {
+    use super::run::count_label;
+    let labels: Vec<String> = [0.0, 0.2, 0.30000000000000004, 1.0, 1.4, 20.0, 1e6]
+        .iter()
+        .map(count_label)
+        .collect();
+    assert_eq!(labels, ["0", "", "", "1", "", "20", "1000000"]);
+}
