@@ -1,10 +1,15 @@
 //! The PNG files the crate writes (plots, video frames): 8-bit RGB pixels, each row filtered
-//! with whichever of the four PNG filters (Sub, Up, Average, Paeth) leaves the smallest sum of
-//! absolute values — ties to the later one — then deflated with `fdeflate`, in one `IDAT`
-//! chunk. These are the bytes plotters' own file backend wrote through the `image` and `png`
-//! crates (a test compares them), made faster: the four filters' sums come from one pass over
-//! a row, at the widest vector width this CPU has (`sim::lanes`), instead of four passes at
-//! the baseline's. A leaf below every layer, like `fonts`.
+//! with whichever of Sub, Up, Average and Paeth leaves the smallest sum of the filtered bytes'
+//! absolute values, read as signed (the later of them on a tie; None is never tried), then
+//! deflated with `fdeflate` — or, when deflating would come out longer, kept unfiltered in
+//! stored blocks — in one `IDAT` chunk (several past 2 GiB). These are the bytes plotters' own
+//! file backend wrote (plotters-bitmap through `image` 0.24 and `png` 0.17, whose adaptive
+//! filter chose rows this way; a test compares them), made faster: the four filters' sums come
+//! from one pass over a row, at the vector path `sim::lanes` chose (the widest this CPU has
+//! unless `PANDEMIC_BOIDS_SIMD` says otherwise), instead of four passes at the baseline's. The
+//! Paeth predictor is worked out in bytes only, as FPNGE (Luca Versari's fast PNG encoder)
+//! does. It sits beside the layers, like `fonts`: it uses `sim::lanes`, and `run` and `view`
+//! use it.
 
 use std::io::{Cursor, Write};
 use std::path::Path;
@@ -63,11 +68,12 @@ pub fn write_png(path: &Path, size: (u32, u32), pixels: &[u8]) -> Result<()> {
     file.flush().map_err(cannot)
 }
 
-/// The PNG file of RGB `pixels` (rows top to bottom, `size.0` pixels each).
-pub fn encode(size: (u32, u32), pixels: &[u8]) -> Vec<u8> {
+/// The PNG file of RGB `pixels` (rows top to bottom, `size.0` pixels each); an error for a
+/// picture with no pixels (a PNG has at least one each way).
+pub fn encode(size: (u32, u32), pixels: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut file = Vec::new();
-    write_to(&mut file, size, pixels).expect("in memory");
-    file
+    write_to(&mut file, size, pixels)?;
+    Ok(file)
 }
 
 /// Writes the PNG file of RGB `pixels` to `out`: the signature, then the header, image data
@@ -77,6 +83,12 @@ fn write_to(
     (width, height): (u32, u32),
     pixels: &[u8],
 ) -> std::io::Result<()> {
+    if width == 0 || height == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("a {width} × {height} picture: a PNG has at least one pixel each way"),
+        ));
+    }
     let row = BPP * width as usize;
     assert_eq!(
         pixels.len(),
@@ -110,8 +122,8 @@ fn chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> std::io::Result<(
 /// The zlib stream of the filtered rows, a row (its filter byte, then its bytes) at a time;
 /// or of the unfiltered rows in stored blocks, when deflating would come out longer.
 fn zlib(pixels: &[u8], row: usize) -> Vec<u8> {
-    let rows = pixels.len().checked_div(row).unwrap_or(0);
-    // Writing to a `Vec` cannot fail. About an eighth of the pixels' size is a plot's.
+    let rows = pixels.len() / row;
+    // Writing to a `Vec` cannot fail. A plot's deflated rows are about an eighth of its pixels.
     let buffer = Cursor::new(Vec::with_capacity(pixels.len() / 8));
     let mut deflate = fdeflate::Compressor::new(buffer).expect("in memory");
     crate::sim::lanes::vectorized!({
@@ -201,7 +213,8 @@ fn average(a: u8, b: u8) -> u8 {
 /// Bytes a pass takes at a time, each into its own `u16` lane of a sum.
 const BLOCK: usize = 32;
 
-/// Blocks after which the lanes are added into the sums: 256 costs of at most 128 fit a `u16`.
+/// Blocks after which the lanes are added into the sums: 256 costs of at most 128 make at most
+/// 32 768, which fits a `u16` (up to 511 would).
 const FLUSH: usize = 256;
 
 /// [`CANDIDATES`]' costs of byte `x` from its neighbours (as in [`predict`]).

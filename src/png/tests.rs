@@ -34,7 +34,9 @@ fn paeth_is_the_specs_predictor_for_every_byte_triple() {
 }
 
 /// Test images: random noise (deflate loses to stored blocks), smooth gradients, flat areas
-/// (every filter ties), and a chart with lines and text, at sizes down to one pixel.
+/// (Up and Paeth tie; Sub and Paeth in the first row), sparse dots, a chart with lines and
+/// text, at sizes down to one pixel; and two rows of 16 440 bytes in which Sub costs 128 a
+/// byte, the most, so its lanes pass what a `u16` holds unless they are flushed on the way.
 fn images() -> Vec<((u32, u32), Vec<u8>)> {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
     let mut out = Vec::new();
@@ -54,6 +56,16 @@ fn images() -> Vec<((u32, u32), Vec<u8>)> {
         }
         out.push((size, sparse));
     }
+    // Bytes 100 and 228 in turn, one more in the second row: Sub costs 128 a byte, the most,
+    // so its lanes pass 65 535 after 512 blocks (a row here has 513 and some), and Average
+    // (first row) and Paeth (second) win; unflushed, Sub's and Paeth's wrapped sums would be
+    // the smallest and win instead. The filtered rows deflate to less than stored blocks.
+    let wide = (5480u32, 2u32);
+    let row = 3 * wide.0 as usize;
+    let alternating = (0..row * wide.1 as usize)
+        .map(|i| if i % 2 == 0 { 100 } else { 228 } + (i / row) as u8)
+        .collect();
+    out.push((wide, alternating));
     crate::fonts::ensure_font();
     let size = (320, 200);
     let mut chart = vec![0u8; 3 * 320 * 200];
@@ -93,7 +105,11 @@ fn files_have_the_bytes_plotters_file_backend_wrote() {
             backend.present().unwrap();
         }
         let theirs = std::fs::read(&path).unwrap();
-        assert_eq!(encode(size, &pixels), theirs, "image {k}, {size:?}");
+        assert_eq!(
+            encode(size, &pixels).unwrap(),
+            theirs,
+            "image {k}, {size:?}"
+        );
     }
 }
 
@@ -126,6 +142,12 @@ fn every_vector_path_filters_alike() {
         }
         assert_eq!(plain.len(), pixels.len() + size.1 as usize);
     }
+}
+
+#[test]
+fn a_picture_without_pixels_is_an_error() {
+    assert!(encode((0, 5), &[]).is_err());
+    assert!(encode((5, 0), &[]).is_err());
 }
 
 #[test]

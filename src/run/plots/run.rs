@@ -47,8 +47,9 @@ pub fn plot_run_folder(
     drawn
 }
 
-/// A tick label of an axis of counts: the count at a whole number, nothing between (an axis up
-/// to 1 or 2 has ticks every 0.2, which would read "0 0 0 1 1 1").
+/// A tick label of an axis of counts: the count at a whole number, nothing between (with at
+/// most one infection a bin the axis reaches 1.45, headroom included, with a tick every 0.2,
+/// which read "0 0 0 1 1 1 1" from the bottom).
 pub(super) fn count_label(v: &f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
         format!("{v:.0}")
