@@ -56,7 +56,7 @@ pub fn draw_png(
 }
 
 /// Writes RGB `pixels` (rows top to bottom, `size.0` pixels each) to `path` as a PNG.
-pub fn write_png(path: &Path, size: (u32, u32), pixels: &[u8]) -> Result<()> {
+fn write_png(path: &Path, size: (u32, u32), pixels: &[u8]) -> Result<()> {
     let cannot = |e: std::io::Error| {
         anyhow!(
             "cannot write `{}`: {e} (check free space and permissions)",
@@ -68,16 +68,8 @@ pub fn write_png(path: &Path, size: (u32, u32), pixels: &[u8]) -> Result<()> {
     file.flush().map_err(cannot)
 }
 
-/// The PNG file of RGB `pixels` (rows top to bottom, `size.0` pixels each); an error for a
-/// picture with no pixels (a PNG has at least one each way).
-pub fn encode(size: (u32, u32), pixels: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut file = Vec::new();
-    write_to(&mut file, size, pixels)?;
-    Ok(file)
-}
-
 /// Writes the PNG file of RGB `pixels` to `out`: the signature, then the header, image data
-/// and end chunks.
+/// and end chunks; an error for a picture with no pixels (a PNG has at least one each way).
 fn write_to(
     out: &mut impl Write,
     (width, height): (u32, u32),
@@ -254,11 +246,9 @@ fn sums(prev: &[u8], cur: &[u8]) -> [u64; 4] {
     };
     for (k, (((x, a), b), c)) in xs.iter().zip(as_).zip(bs).zip(cs).enumerate() {
         for i in 0..BLOCK {
-            let (x, a, b, c) = (x[i], a[i], b[i], c[i]);
-            lanes[0][i] += u16::from(cost(x.wrapping_sub(a)));
-            lanes[1][i] += u16::from(cost(x.wrapping_sub(b)));
-            lanes[2][i] += u16::from(cost(x.wrapping_sub(average(a, b))));
-            lanes[3][i] += u16::from(cost(x.wrapping_sub(paeth(a, b, c))));
+            for (lane, c) in lanes.iter_mut().zip(costs(x[i], a[i], b[i], c[i])) {
+                lane[i] += u16::from(c);
+            }
         }
         if k % FLUSH == FLUSH - 1 {
             flush(&mut lanes, &mut total);

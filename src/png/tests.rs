@@ -5,6 +5,13 @@ use super::*;
 use plotters::prelude::*;
 use rand::{Rng, SeedableRng};
 
+/// The PNG file of RGB `pixels`, in memory.
+fn encode(size: (u32, u32), pixels: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut file = Vec::new();
+    write_to(&mut file, size, pixels)?;
+    Ok(file)
+}
+
 /// The PNG spec's Paeth predictor, as written there.
 fn spec_paeth(a: u8, b: u8, c: u8) -> u8 {
     let p = i32::from(a) + i32::from(b) - i32::from(c);
