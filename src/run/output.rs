@@ -16,7 +16,7 @@ use crate::sim::interventions::InterventionLog;
 use crate::sim::metrics::Sample;
 use crate::sim::neighbours::Snapshot;
 use crate::sim::reproduction::RtRow;
-use crate::sim::transmission::{Transmission, TransmissionLog};
+use crate::sim::transmission::TransmissionLog;
 
 /// A simulated time as people write it: the step boundary it is (a whole number of `dt`), to
 /// nanoseconds — `60` rather than the clock's `60.000001200003936` (the clock counts whole
@@ -57,6 +57,9 @@ pub const AGENTS_HEADER: &str = "time_s,id,swarm,x,y,vx,vy,state";
 /// Header of `transmissions.csv`: one row per infection.
 pub const TRANSMISSIONS_HEADER: &str = "infection,time_s,infector,infector_swarm,\
 infector_infection,infectee,infectee_swarm,x,y,generation,cause,ended_s,outcome,by,secondary";
+
+/// Bytes of `transmissions.csv` rows gathered before they go to the file.
+const ROWS_CHUNK: usize = 1 << 16;
 
 /// Header of `rt.csv`: one row per incidence bin.
 pub const RT_HEADER: &str = "time_s,window_from_s,infections,contact_infections,\
@@ -139,7 +142,7 @@ pub fn agent_row(out: &mut String, time_s: f64, snapshot: &Snapshot, slot: usize
     let (p, v, d) = (
         snapshot.pos[slot],
         snapshot.vel[slot],
-        snapshot.disease[slot],
+        snapshot.disease.get(slot),
     );
     let state = if d.is_infected() {
         'I'
@@ -160,11 +163,11 @@ pub fn agent_row(out: &mut String, time_s: f64, snapshot: &Snapshot, slot: usize
     );
 }
 
-/// One infection's row of `transmissions.csv` (`r`: its index; outcome `infected` when it
-/// has not ended).
-pub fn transmission_row(out: &mut String, r: usize, t: &Transmission) {
+/// Infection `r`'s row of `transmissions.csv` (outcome `infected` when it has not ended).
+pub fn transmission_row(out: &mut String, log: &TransmissionLog, r: usize) {
     use std::fmt::Write as _;
     let text = |v: Option<String>| v.unwrap_or_default();
+    let t = &log.records[r];
     let infector = t.infector;
     let (ended, outcome, by) = match t.end {
         Some((time, o)) => (
@@ -178,7 +181,7 @@ pub fn transmission_row(out: &mut String, r: usize, t: &Transmission) {
         out,
         "{r},{:.4},{},{},{},{},{},{:.3},{:.3},{},{},{ended},{outcome},{by},{}",
         t.time_s,
-        text(infector.map(|f| f.id.to_string())),
+        text(log.infector_id(t).map(|id| id.to_string())),
         infector.map_or("", |f| f.swarm.key()),
         text(infector.map(|f| f.infection.to_string())),
         t.infectee,
@@ -340,31 +343,40 @@ impl RunFolder {
             .map_err(|e| file_error(&path, e))
     }
 
-    /// Appends the infections that ended since the last call to `transmissions.csv` and
+    /// Appends the infections that ended since the last call to `transmissions.csv` (in chunks
+    /// of [`ROWS_CHUNK`] bytes) and
     /// flushes; with `finished`, also every infection still going on (outcome `infected`).
     pub fn write_transmissions(
         &mut self,
         log: &TransmissionLog,
         finished: bool,
     ) -> Result<(), OutputError> {
-        let mut text = String::new();
-        for &r in &log.ended[self.ended_written.min(log.ended.len())..] {
-            transmission_row(&mut text, r, &log.records[r]);
-        }
+        let start = self.ended_written.min(log.ended.len());
         self.ended_written = log.ended.len();
-        if finished {
-            for r in log.ongoing() {
-                transmission_row(&mut text, r, &log.records[r]);
+        let ended = log.ended[start..].iter().map(|&r| r as usize);
+        let ongoing = finished.then(|| log.ongoing()).into_iter().flatten();
+        let failed = |e| file_error(&self.dir.join("transmissions.csv"), e);
+        // The rows go out a chunk at a time: at the end of a city's run the infections still
+        // going on were one string of tens of MB, the run's peak of memory (BENCHMARKS.md,
+        // eighteenth stop).
+        let (mut text, mut any) = (String::new(), false);
+        for r in ended.chain(ongoing) {
+            transmission_row(&mut text, log, r);
+            if text.len() >= ROWS_CHUNK {
+                self.transmissions
+                    .write_all(text.as_bytes())
+                    .map_err(failed)?;
+                text.clear();
+                any = true;
             }
         }
-        if text.is_empty() {
+        if text.is_empty() && !any {
             return Ok(());
         }
-        let path = self.dir.join("transmissions.csv");
         self.transmissions
             .write_all(text.as_bytes())
             .and_then(|()| self.transmissions.flush())
-            .map_err(|e| file_error(&path, e))
+            .map_err(failed)
     }
 
     /// Writes `rt.csv`.
@@ -406,7 +418,64 @@ impl RunFolder {
 
 #[cfg(test)]
 mod tests {
-    use super::tidy_numbers;
+    use super::*;
+    use crate::sim::epidemic::Cause;
+    use crate::sim::swarm::Swarm;
+    use crate::sim::transmission::Outcome;
+    use bevy::math::Vec2;
+
+    #[test]
+    fn transmissions_go_out_a_chunk_at_a_time_each_row_once_in_order() {
+        // A chain of 3 000 infections (rows of about 60 B: several chunks), ended in two
+        // batches, the rest still going on at the end.
+        let mut log = TransmissionLog::default();
+        let n = Swarm::Normal;
+        for id in 0..3000u64 {
+            let source = id
+                .checked_sub(1)
+                .map(|by| (by, n, Vec2::new(by as f32, 1.0)));
+            let cause = if id == 0 {
+                Cause::Initial
+            } else {
+                Cause::Contact
+            };
+            log.begin(
+                id as f64 * 0.1,
+                source,
+                id,
+                n,
+                Vec2::new(1.0, id as f32),
+                cause,
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut folder = RunFolder::create(dir.path(), &SimConfig::default()).unwrap();
+        let mut want = format!("{TRANSMISSIONS_HEADER}\n");
+        for batch in [0..1200u64, 1200..2100] {
+            for id in batch {
+                log.end(id, 400.0 + id as f64, Outcome::Cured(7));
+            }
+            folder.write_transmissions(&log, false).unwrap();
+        }
+        folder.write_transmissions(&log, true).unwrap();
+        for r in (0..2100).chain(2100..3000) {
+            transmission_row(&mut want, &log, r);
+        }
+        assert!(
+            want.len() > 3 * ROWS_CHUNK,
+            "too few rows for several chunks"
+        );
+        let got = fs::read_to_string(dir.path().join("transmissions.csv")).unwrap();
+        assert_eq!(got.lines().count(), 3001);
+        assert!(got == want, "the file differs from the rows in order");
+        // The infector's id is its own infection's infectee.
+        assert!(
+            got.lines()
+                .nth(2)
+                .unwrap()
+                .starts_with("1,0.1000,0,normal,0,1,")
+        );
+    }
 
     #[test]
     fn summary_numbers_keep_seven_significant_digits() {

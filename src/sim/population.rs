@@ -140,7 +140,7 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                 continue;
             }
             let swarm = s.swarm[i];
-            let sick_i = s.disease[i].is_infected();
+            let sick_i = s.disease.is_infected(i);
             if self.p_offspring(swarm, false) <= 0.0 {
                 continue;
             }
@@ -160,7 +160,7 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                 });
             partners.sort_unstable_by_key(|p| p.0);
             for (j, offset) in partners {
-                let sick = sick_i || s.disease[j].is_infected();
+                let sick = sick_i || s.disease.is_infected(j);
                 let p_step = step_probability(self.p_offspring(swarm, sick), self.dt);
                 if draw_unit(cfg.seed, self.step, s.id[i], s.id[j], Purpose::OFFSPRING) >= p_step {
                     continue;
@@ -171,7 +171,7 @@ impl<I: NeighbourIndex> BreedingStep<'_, I> {
                     _ => (pop.litter_mean_normal, pop.litter_sd_normal),
                 };
                 let size = (litter_size(mean, sd, &mut rng) as usize).min(room);
-                let both_sick = sick_i && s.disease[j].is_infected();
+                let both_sick = sick_i && s.disease.is_infected(j);
                 // One roll for the whole litter (docs/model.md §6).
                 let infected = both_sick && rng.random::<f64>() < cfg.epidemic.p_infect(swarm);
                 let midpoint = space.confine(s.pos[i] + 0.5 * offset, Vec2::ZERO).0;

@@ -50,7 +50,10 @@ pub fn first_generation_r0(records: &[Transmission]) -> Option<Spread> {
 pub fn serial_intervals(records: &[Transmission]) -> Vec<f64> {
     records
         .iter()
-        .filter_map(|t| t.infector.map(|f| t.time_s - records[f.infection].time_s))
+        .filter_map(|t| {
+            t.infector
+                .map(|f| t.time_s - records[f.infection as usize].time_s)
+        })
         .collect()
 }
 
@@ -69,7 +72,7 @@ pub fn interval_weights(records: &[Transmission], width: f64) -> (Vec<f64>, f64)
     let (mut apart, mut same) = (0usize, 0usize);
     for t in records {
         if let Some(f) = t.infector {
-            let k = bin_of(t.time_s, width) - bin_of(records[f.infection].time_s, width);
+            let k = bin_of(t.time_s, width) - bin_of(records[f.infection as usize].time_s, width);
             if k < 1 {
                 same += 1;
                 continue;

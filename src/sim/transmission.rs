@@ -48,21 +48,22 @@ impl Outcome {
     }
 }
 
-/// Who infected a boid.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// Who infected a boid. Its id is its own infection's infectee ([`TransmissionLog::infector_id`]),
+/// not kept twice: `city.toml`'s log holds 1.16 million records after 10 simulated seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Infector {
-    /// Its id.
-    pub id: u64,
     /// Its swarm when it infected.
     pub swarm: Swarm,
-    /// Index of its own infection in [`TransmissionLog::records`].
-    pub infection: usize,
+    /// Index of its own infection in [`TransmissionLog::records`] (`u32`, as the indices by id
+    /// are).
+    pub infection: u32,
     /// Where it was when it infected, px.
     pub pos: Vec2,
 }
 
-/// One infection.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// One infection: 80 B (with the infector's id and a `usize` index, as until round 3's
+/// eighteenth stop, 96 B).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Transmission {
     /// When it began (end of the step), s.
     pub time_s: f64,
@@ -86,12 +87,13 @@ pub struct Transmission {
 
 /// Every infection of the run, in the order they began.
 #[derive(Resource, Clone, Debug, Default, PartialEq, serde::Deserialize)]
-#[serde(from = "SavedLog<Vec<Transmission>, Vec<usize>, Vec<u32>>")]
+#[serde(from = "SavedLog<Vec<SavedRecord>, Vec<u32>, Vec<u32>>")]
 pub struct TransmissionLog {
     /// The infections; an index here names an infection.
     pub records: Vec<Transmission>,
     /// Indices of ended infections, in the order they ended (what `transmissions.csv` streams).
-    pub ended: Vec<usize>,
+    /// `u32`, as [`Infector::infection`]; a checkpoint stores them as it did `usize`s.
+    pub ended: Vec<u32>,
     /// By boid id: its latest infection + 1 (0: never infected). A boid's open infection, if it
     /// has one, is its latest, so no second array by id is kept (4 B per boid, not 8).
     latest: Vec<u32>,
@@ -99,7 +101,8 @@ pub struct TransmissionLog {
 }
 
 /// How a [`TransmissionLog`] is saved in a checkpoint: with the array of open infections by
-/// id that earlier versions kept (worked out from the latest ones), so the bytes stay the same.
+/// id that earlier versions kept (worked out from the latest ones), and each record with its
+/// infector's id (see [`SavedRecord`]), so the bytes stay the same.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct SavedLog<R, E, L> {
     records: R,
@@ -109,13 +112,89 @@ struct SavedLog<R, E, L> {
     started: bool,
 }
 
+/// A [`Transmission`] as a checkpoint holds it: its fields in their order, and the infector's
+/// id, which earlier versions kept in the record. (postcard writes a `u32` and a `usize` of
+/// the same value alike.)
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct SavedRecord {
+    time_s: f64,
+    infector: Option<SavedInfector>,
+    infectee: u64,
+    swarm: Swarm,
+    pos: Vec2,
+    generation: u32,
+    cause: Cause,
+    end: Option<(f64, Outcome)>,
+    secondary: u32,
+}
+
+/// An [`Infector`] as a checkpoint holds it, with its id.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct SavedInfector {
+    id: u64,
+    swarm: Swarm,
+    infection: u32,
+    pos: Vec2,
+}
+
+impl SavedRecord {
+    /// Record `t` of `records`, with its infector's id.
+    fn of(t: &Transmission, records: &[Transmission]) -> Self {
+        Self {
+            time_s: t.time_s,
+            infector: t.infector.map(|f| SavedInfector {
+                id: records[f.infection as usize].infectee,
+                swarm: f.swarm,
+                infection: f.infection,
+                pos: f.pos,
+            }),
+            infectee: t.infectee,
+            swarm: t.swarm,
+            pos: t.pos,
+            generation: t.generation,
+            cause: t.cause,
+            end: t.end,
+            secondary: t.secondary,
+        }
+    }
+}
+
+impl From<SavedRecord> for Transmission {
+    fn from(t: SavedRecord) -> Self {
+        Self {
+            time_s: t.time_s,
+            infector: t.infector.map(|f| Infector {
+                swarm: f.swarm,
+                infection: f.infection,
+                pos: f.pos,
+            }),
+            infectee: t.infectee,
+            swarm: t.swarm,
+            pos: t.pos,
+            generation: t.generation,
+            cause: t.cause,
+            end: t.end,
+            secondary: t.secondary,
+        }
+    }
+}
+
+/// The records in their saved form, made one at a time as they are written.
+struct SavedRecords<'a>(&'a [Transmission]);
+
+impl serde::Serialize for SavedRecords<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|t| SavedRecord::of(t, self.0)))
+    }
+}
+
 impl serde::Serialize for TransmissionLog {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let open = (0..self.latest.len() as u64)
             .map(|id| self.open_of(id).map_or(0, |r| r as u32 + 1))
             .collect();
         SavedLog {
-            records: &self.records,
+            records: SavedRecords(&self.records),
             ended: &self.ended,
             open,
             latest: &self.latest,
@@ -125,10 +204,10 @@ impl serde::Serialize for TransmissionLog {
     }
 }
 
-impl From<SavedLog<Vec<Transmission>, Vec<usize>, Vec<u32>>> for TransmissionLog {
-    fn from(saved: SavedLog<Vec<Transmission>, Vec<usize>, Vec<u32>>) -> Self {
+impl From<SavedLog<Vec<SavedRecord>, Vec<u32>, Vec<u32>>> for TransmissionLog {
+    fn from(saved: SavedLog<Vec<SavedRecord>, Vec<u32>, Vec<u32>>) -> Self {
         Self {
-            records: saved.records,
+            records: saved.records.into_iter().map(Transmission::from).collect(),
             ended: saved.ended,
             latest: saved.latest,
             started: saved.started,
@@ -160,6 +239,12 @@ impl TransmissionLog {
             .filter(|&r| self.records[r].end.is_none())
     }
 
+    /// The id of the boid that caused infection `t` (`None`: no infector).
+    pub fn infector_id(&self, t: &Transmission) -> Option<u64> {
+        t.infector
+            .map(|f| self.records[f.infection as usize].infectee)
+    }
+
     /// Boid `id`'s latest infection (ongoing or ended).
     pub fn latest_of(&self, id: u64) -> Option<usize> {
         lookup(&self.latest, id)
@@ -175,7 +260,7 @@ impl TransmissionLog {
         (record + 1..self.records.len()).filter(move |&r| {
             self.records[r]
                 .infector
-                .is_some_and(|f| f.infection == record)
+                .is_some_and(|f| f.infection as usize == record)
         })
     }
 
@@ -219,15 +304,14 @@ impl TransmissionLog {
     ) -> usize {
         let infector = source.and_then(|(id, swarm, pos)| {
             self.open_of(id).map(|infection| Infector {
-                id,
                 swarm,
-                infection,
+                infection: infection as u32,
                 pos,
             })
         });
-        let generation = infector.map_or(0, |f| self.records[f.infection].generation + 1);
+        let generation = infector.map_or(0, |f| self.records[f.infection as usize].generation + 1);
         if let Some(f) = infector {
-            self.records[f.infection].secondary += 1;
+            self.records[f.infection as usize].secondary += 1;
         }
         let r = self.records.len();
         self.records.push(Transmission {
@@ -249,7 +333,7 @@ impl TransmissionLog {
     pub fn end(&mut self, id: u64, time_s: f64, outcome: Outcome) {
         let Some(r) = self.open_of(id) else { return };
         self.records[r].end = Some((time_s, outcome));
-        self.ended.push(r);
+        self.ended.push(r as u32);
     }
 }
 
@@ -277,10 +361,16 @@ fn record_transmissions(
     let infections: Vec<Infected> = infected.read().copied().collect();
     if !log.started {
         log.started = true;
+        // Room for one infection per boid, so the first wave never moves the arrays: a large
+        // reservation is mapped memory of which only the pages written become resident, while
+        // moving a growing array leaves its old block behind in the allocator's heap (a city's
+        // peak resident memory is then several MB higher; BENCHMARKS.md, eighteenth stop).
+        log.records.reserve(snapshot.len());
+        log.ended.reserve(snapshot.len());
         for i in 0..snapshot.len() {
             // Cases imported at the very start come with their own event.
             let imported = || infections.iter().any(|e| e.target.0 == snapshot.id[i]);
-            if snapshot.disease[i].is_infected() && !imported() {
+            if snapshot.disease.is_infected(i) && !imported() {
                 let (id, swarm, pos) = (snapshot.id[i], snapshot.swarm[i], snapshot.pos[i]);
                 log.begin(clock.time, None, id, swarm, pos, Cause::Initial);
             }
@@ -358,11 +448,14 @@ mod tests {
         let secondary: Vec<u32> = log.records.iter().map(|t| t.secondary).collect();
         assert_eq!(secondary, [2, 1, 1, 0, 0]);
         assert_eq!(log.infected_by(a).collect::<Vec<_>>(), [b, d]);
-        assert_eq!(log.records[e].infector.unwrap().infection, c);
+        assert_eq!(log.records[e].infector.unwrap().infection as usize, c);
+        assert_eq!(log.infector_id(&log.records[e]), Some(3));
+        assert_eq!(log.infector_id(&log.records[d]), Some(1));
+        assert_eq!(log.infector_id(&log.records[a]), None);
         assert_eq!(log.open_of(1), Some(e));
         assert_eq!(log.latest_of(2), Some(b));
         assert_eq!(log.open_of(2), None);
-        assert_eq!(log.ended, [a, b]);
+        assert_eq!(log.ended, [a, b].map(|r| r as u32));
         assert_eq!(log.ongoing().collect::<Vec<_>>(), [c, d, e]);
         // Infected now: 3 (1 secondary), 4 and 1 (none): 3 first, then by id, cycling.
         assert_eq!(log.next_spreader(None), Some(3));
@@ -377,11 +470,18 @@ mod tests {
     }
 
     #[test]
+    fn a_record_takes_80_bytes() {
+        // 96 with the infector's id and a `usize` index: 18.5 MB more for the city's 1.16
+        // million infections in its first 10 s.
+        assert_eq!(std::mem::size_of::<Transmission>(), 80);
+    }
+
+    #[test]
     fn a_saved_log_holds_the_open_infections_by_id_that_earlier_versions_saved() {
         // The fields in the order and types the log had when it kept both arrays by id.
         #[derive(serde::Deserialize)]
         struct Earlier {
-            records: Vec<Transmission>,
+            records: Vec<SavedRecord>,
             ended: Vec<usize>,
             open: Vec<u32>,
             latest: Vec<u32>,
@@ -405,7 +505,19 @@ mod tests {
         let [a, b, c] = [a, b, c].map(|r| r as u32 + 1);
         assert_eq!(earlier.open, [0, 0, c, 0, b]);
         assert_eq!(earlier.latest, [0, a, c, 0, b]);
-        assert_eq!(earlier.records, log.records);
+        let saved: Vec<SavedRecord> = log
+            .records
+            .iter()
+            .map(|t| SavedRecord::of(t, &log.records))
+            .collect();
+        assert_eq!(earlier.records, saved);
+        // The infectors' ids, as the records held them: 1 infected 4, then 4 infected 2.
+        let ids: Vec<Option<u64>> = earlier
+            .records
+            .iter()
+            .map(|t| t.infector.map(|f| f.id))
+            .collect();
+        assert_eq!(ids, [None, Some(1), Some(4)]);
         assert_eq!(earlier.ended, [0]);
         assert!(earlier.started);
         let back: TransmissionLog = postcard::from_bytes(&bytes).unwrap();

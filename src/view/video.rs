@@ -152,7 +152,7 @@ impl Scene {
         let e = &config.epidemic;
         let boids = (0..s.len())
             .map(|i| {
-                let d = s.disease[i];
+                let d = s.disease.get(i);
                 let tint = Tint::of_disease(d);
                 let radius = e.contact_radius(s.swarm[i], d.is_infected());
                 (
@@ -190,8 +190,8 @@ impl Scene {
             }
         }
         let (mut sus, mut inf, mut rec) = (0, 0, 0);
-        for d in &s.disease {
-            match Tint::of_disease(*d) {
+        for d in s.disease.iter() {
+            match Tint::of_disease(d) {
                 Tint::Infected => inf += 1,
                 Tint::Recovered => rec += 1,
                 Tint::Healthy => sus += 1,

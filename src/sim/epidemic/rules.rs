@@ -144,7 +144,11 @@ impl EpidemicStep<'_> {
     /// Per-second infection probability of `target` against a per-second pressure `p`,
     /// reduced by its current immunity (docs/model.md §5.2).
     fn susceptibility(&self, target: usize, p: f64) -> f64 {
-        let immunity = self.snapshot.disease[target].immunity(self.now, self.params.t_immunity);
+        let immunity = self
+            .snapshot
+            .disease
+            .get(target)
+            .immunity(self.now, self.params.t_immunity);
         p * (1.0 - immunity)
     }
 
@@ -153,7 +157,7 @@ impl EpidemicStep<'_> {
     #[inline]
     fn infects(&self, i: usize, j: usize, p_plain: &[f64; 3]) -> bool {
         let s = self.snapshot;
-        if i == j || s.disease[i].is_infected() || !self.swarms_mix(i, j) {
+        if i == j || s.disease.is_infected(i) || !self.swarms_mix(i, j) {
             return false;
         }
         let swarm = s.swarm[j];
@@ -162,7 +166,7 @@ impl EpidemicStep<'_> {
             return false;
         }
         let u = draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT);
-        if s.disease[i].is_susceptible() {
+        if s.disease.get(i).is_susceptible() {
             return u < plain;
         }
         // Immunity lowers the rate: the power only for the rare draw below the plain one.
@@ -176,7 +180,7 @@ impl EpidemicStep<'_> {
     fn cures(&self, i: usize, j: usize, p_step: f64) -> bool {
         let s = self.snapshot;
         i != j
-            && s.disease[i].is_infected()
+            && s.disease.is_infected(i)
             && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::CURE) < p_step
     }
 
@@ -271,7 +275,7 @@ impl EpidemicStep<'_> {
         self.pairs_within(
             false,
             |j| s.is_contagious(j),
-            |i| !s.disease[i].is_infected(),
+            |i| !s.disease.is_infected(i),
             |j| self.params.contact_radius(s.swarm[j], true),
             |i, j| self.infects(i, j, &p_plain),
         )
@@ -291,7 +295,7 @@ impl EpidemicStep<'_> {
         };
         let (p_well, p_sick) = (p_step(false), p_step(true));
         let doctor_p = |j: usize| {
-            if s.disease[j].is_infected() {
+            if s.disease.is_infected(j) {
                 p_sick
             } else {
                 p_well
@@ -300,10 +304,10 @@ impl EpidemicStep<'_> {
         self.pairs_within(
             false,
             |j| s.swarm[j] == Swarm::Doctor && doctor_p(j) > 0.0,
-            |i| s.disease[i].is_infected(),
+            |i| s.disease.is_infected(i),
             |j| {
                 self.params
-                    .contact_radius(Swarm::Doctor, s.disease[j].is_infected())
+                    .contact_radius(Swarm::Doctor, s.disease.is_infected(j))
             },
             |i, j| self.cures(i, j, doctor_p(j)),
         )
@@ -314,7 +318,7 @@ impl EpidemicStep<'_> {
     /// spontaneously. [`EpidemicStep::transition`] then gives `None` for every boid.
     fn is_quiet(&self) -> bool {
         self.params.p_spontaneous_infect <= 0.0
-            && self.snapshot.disease.iter().all(Disease::is_susceptible)
+            && self.snapshot.disease.iter().all(|d| d.is_susceptible())
     }
 
     /// What happens to slot `i` this step, given who (if anyone) infects or cures it, and
@@ -330,7 +334,7 @@ impl EpidemicStep<'_> {
         let s = self.snapshot;
         let id = s.id[i];
         let end = self.now + self.dt;
-        match s.disease[i] {
+        match s.disease.get(i) {
             Disease::Infected { since } => {
                 if let Some(doctor) = curer {
                     return Some(Transition::Cure { doctor });

@@ -67,7 +67,7 @@ pub(super) fn track_epidemic(
     }
     let mut infected = 0u64;
     for i in 0..s.len() {
-        if s.disease[i].is_infected() {
+        if s.disease.is_infected(i) {
             infected += 1;
             // Every infection (contact, spontaneous, born infected) shows in the next snapshot,
             // so this one place counts the boids ever infected.

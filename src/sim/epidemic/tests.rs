@@ -483,7 +483,7 @@ fn pairs_are_brute_forces_with_few_sources_or_many() {
         let (mut contacts, mut cures) = (Vec::new(), Vec::new());
         for j in 0..s.len() {
             for i in 0..s.len() {
-                let (sick_i, sick_j) = (s.disease[i].is_infected(), s.disease[j].is_infected());
+                let (sick_i, sick_j) = (s.disease.is_infected(i), s.disease.is_infected(j));
                 if sick_j && !sick_i && within(i, j, params.contact_radius(s.swarm[j], true)) {
                     contacts.push((i, j));
                 }
@@ -503,7 +503,7 @@ fn pairs_are_brute_forces_with_few_sources_or_many() {
             // Few doctors and few infected: the path through a grid of the targets.
             let count = |f: &dyn Fn(usize) -> bool| (0..s.len()).filter(|&i| f(i)).count();
             let doctors = count(&|i| s.swarm[i] == Swarm::Doctor);
-            let infected = count(&|i| s.disease[i].is_infected());
+            let infected = count(&|i| s.disease.is_infected(i));
             assert!(
                 doctors * 8 < s.len() && infected * 8 < s.len(),
                 "{doctors} {infected}"

@@ -82,7 +82,7 @@ pub struct Counts {
 /// The disease counts of every swarm in the snapshot, by `Swarm::index()`.
 pub fn count_by_swarm(snapshot: &Snapshot) -> [Counts; 3] {
     let mut out = [Counts::default(); 3];
-    for (swarm, d) in snapshot.swarm.iter().zip(&snapshot.disease) {
+    for (swarm, d) in snapshot.swarm.iter().zip(snapshot.disease.iter()) {
         let c = &mut out[swarm.index()];
         c.alive += 1;
         if d.is_infected() {

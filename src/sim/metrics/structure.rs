@@ -147,6 +147,16 @@ impl Groups {
         }
     }
 
+    /// Every slot's root (its group's lowest slot), in the parents' own array: visited in
+    /// order, a slot's parent, never above it, has its root already.
+    fn into_roots(self) -> Vec<u32> {
+        let mut root: Vec<u32> = self.parent.into_iter().map(AtomicU32::into_inner).collect();
+        for i in 0..root.len() {
+            root[i] = root[root[i] as usize];
+        }
+        root
+    }
+
     /// Puts `a` and `b` in one group; returns a root they shared on the way out.
     fn join(&self, a: u32, b: u32) -> u32 {
         loop {
@@ -200,7 +210,7 @@ impl Link<'_> {
 /// swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
 /// in ascending order; flocks are ordered by their lowest slot, so the result does not depend on
 /// the order the index visits boids.
-pub fn flocks(index: &IndexRef, snapshot: &Snapshot, config: &SimConfig) -> [Vec<Vec<usize>>; 3] {
+pub fn flocks(index: &IndexRef, snapshot: &Snapshot, config: &SimConfig) -> [Vec<Vec<u32>>; 3] {
     flocks_and_nearest(index, snapshot, config).0
 }
 
@@ -213,7 +223,7 @@ pub fn flocks_and_nearest(
     index: &IndexRef,
     snapshot: &Snapshot,
     config: &SimConfig,
-) -> ([Vec<Vec<usize>>; 3], Vec<f32>) {
+) -> ([Vec<Vec<u32>>; 3], Vec<f32>) {
     let n = snapshot.len();
     let groups = Groups::new(n);
     let radius = Swarm::ALL.map(|s| config.swarms.get(s).alignment_radius);
@@ -266,16 +276,17 @@ pub fn flocks_and_nearest(
             }
         },
     );
-    // Every slot's root, and each flock's size, so each list is allocated once at its size.
-    let root_of: Vec<u32> = (0..n as u32).map(|i| groups.root(i)).collect();
-    drop(groups);
+    // Every slot's root (in the union-find's array), and each flock's size, so each list is
+    // allocated once at its size. Slots are `u32`s: at a metrics sample of a city these
+    // arrays are its peak of memory (BENCHMARKS.md, eighteenth stop).
+    let root_of = groups.into_roots();
     let mut flock = vec![0u32; n];
     for &r in &root_of {
         flock[r as usize] += 1;
     }
     // A root is the lowest slot of its flock, so visiting slots in order meets every flock's
     // root before its other members: there its size becomes its place in the swarm's list.
-    let mut out: [Vec<Vec<usize>>; 3] = Default::default();
+    let mut out: [Vec<Vec<u32>>; 3] = Default::default();
     for (i, &r) in root_of.iter().enumerate() {
         let r = r as usize;
         let list = &mut out[snapshot.swarm[i].index()];
@@ -284,7 +295,7 @@ pub fn flocks_and_nearest(
             flock[r] = list.len() as u32;
             list.push(Vec::with_capacity(size));
         }
-        list[flock[r] as usize].push(i);
+        list[flock[r] as usize].push(i as u32);
     }
     (out, nearest)
 }
@@ -416,14 +427,14 @@ pub const MIN_SHAPED_FLOCK: usize = 3;
 /// the largest flock's elongation (`None` where undefined).
 pub fn flock_structure(
     snapshot: &Snapshot,
-    flocks: &[Vec<usize>],
+    flocks: &[Vec<u32>],
 ) -> (Option<f64>, Option<f64>, Option<f64>) {
     let space = snapshot.space();
     let centres: Vec<Option<Vec2>> = flocks
         .iter()
         .map(|f| {
             (f.len() >= MIN_SHAPED_FLOCK)
-                .then(|| space.centroid(f.iter().map(|&i| snapshot.pos[i])))
+                .then(|| space.centroid(f.iter().map(|&i| snapshot.pos[i as usize])))
                 .flatten()
         })
         .collect();
@@ -438,7 +449,7 @@ pub fn flock_structure(
 pub fn swarm_and_flock_centres(
     snapshot: &Snapshot,
     slots: impl Iterator<Item = usize>,
-    flocks: &[Vec<usize>],
+    flocks: &[Vec<u32>],
 ) -> (Option<Vec2>, Vec<Option<Vec2>>) {
     let space = snapshot.space();
     // The flocks measured, numbered, and the number of each boid's (u32::MAX: none).
@@ -448,7 +459,7 @@ pub fn swarm_and_flock_centres(
     let mut shaped_of = vec![u32::MAX; snapshot.len()];
     for (c, &f) in shaped.iter().enumerate() {
         for &i in &flocks[f] {
-            shaped_of[i] = c as u32;
+            shaped_of[i as usize] = c as u32;
         }
     }
     let mut swarm_sums = CentroidSums::default();
@@ -472,7 +483,7 @@ pub fn swarm_and_flock_centres(
 /// [`Space::centroid_term`]).
 pub fn flock_structure_about(
     snapshot: &Snapshot,
-    flocks: &[Vec<usize>],
+    flocks: &[Vec<u32>],
     centres: &[Option<Vec2>],
 ) -> (Option<f64>, Option<f64>, Option<f64>) {
     let alive: usize = flocks.iter().map(Vec::len).sum();
@@ -488,7 +499,7 @@ pub fn flock_structure_about(
     // flock's points, velocities or offsets (the largest can hold most of a swarm).
     let space = snapshot.space();
     let centring = |k: usize| {
-        let points = flocks[k].iter().map(|&i| snapshot.pos[i]);
+        let points = flocks[k].iter().map(|&i| snapshot.pos[i as usize]);
         centres[k].and_then(|c| Centring::about(&space, c, points))
     };
     let (mut weighted, mut weight) = (0.0f64, 0.0f64);
@@ -504,14 +515,19 @@ pub fn flock_structure_about(
         }
         if let Some(m) = milling_of(
             f.iter()
-                .map(|&i| (c.offset(snapshot.pos[i]), snapshot.vel[i])),
+                .map(|&i| (c.offset(snapshot.pos[i as usize]), snapshot.vel[i as usize])),
         ) {
             weighted += m * f.len() as f64;
             weight += f.len() as f64;
         }
     }
-    let shape = largest_centring
-        .and_then(|c| elongation_of(flocks[largest].iter().map(|&i| c.offset(snapshot.pos[i]))));
+    let shape = largest_centring.and_then(|c| {
+        elongation_of(
+            flocks[largest]
+                .iter()
+                .map(|&i| c.offset(snapshot.pos[i as usize])),
+        )
+    });
     (
         Some(flocks[largest].len() as f64 / alive as f64),
         (weight > 0.0).then(|| weighted / weight),

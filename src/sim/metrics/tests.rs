@@ -192,7 +192,7 @@ fn flocks_joined_on_every_thread_at_once_are_the_connected_groups() {
             }
         });
     }
-    let mut want: [Vec<Vec<usize>>; 3] = Default::default();
+    let mut want: [Vec<Vec<u32>>; 3] = Default::default();
     let mut place = vec![usize::MAX; n];
     for i in 0..n {
         let (r, list) = (root(&mut parent, i), &mut want[s.swarm[i].index()]);
@@ -200,7 +200,7 @@ fn flocks_joined_on_every_thread_at_once_are_the_connected_groups() {
             place[r] = list.len();
             list.push(Vec::new());
         }
-        list[place[r]].push(i);
+        list[place[r]].push(i as u32);
     }
     assert!(
         want.iter().map(Vec::len).sum::<usize>() > 100,

@@ -142,9 +142,9 @@ fn transmission_ui(world: &World, entity: Entity, ui: &mut egui::Ui) -> Option<E
             ));
             ui.horizontal_wrapped(|ui| {
                 ui.label("infected by:");
-                let none = match (t.infector, t.cause) {
-                    (Some(f), _) => {
-                        boid_link(ui, world, f.id, &mut pick);
+                let none = match (log.infector_id(t), t.cause) {
+                    (Some(id), _) => {
+                        boid_link(ui, world, id, &mut pick);
                         return;
                     }
                     (None, Cause::Initial) => "nobody (infected at the start)",
