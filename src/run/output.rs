@@ -343,9 +343,9 @@ impl RunFolder {
             .map_err(|e| file_error(&path, e))
     }
 
-    /// Appends the infections that ended since the last call to `transmissions.csv` (in chunks
-    /// of [`ROWS_CHUNK`] bytes) and
-    /// flushes; with `finished`, also every infection still going on (outcome `infected`).
+    /// Appends the infections that ended since the last call to `transmissions.csv`, in chunks
+    /// of at least [`ROWS_CHUNK`] bytes, and flushes; with `finished`, also every infection still
+    /// going on (outcome `infected`).
     pub fn write_transmissions(
         &mut self,
         log: &TransmissionLog,

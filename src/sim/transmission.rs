@@ -364,7 +364,8 @@ fn record_transmissions(
         // Room for one infection per boid, so the first wave never moves the arrays: a large
         // reservation is mapped memory of which only the pages written become resident, while
         // moving a growing array leaves its old block behind in the allocator's heap (a city's
-        // peak resident memory is then several MB higher; BENCHMARKS.md, eighteenth stop).
+        // peak resident memory is then several MB higher; BENCHMARKS.md, eighteenth stop). A
+        // run resumed from a checkpoint starts with its log, and grows it as it goes.
         log.records.reserve(snapshot.len());
         log.ended.reserve(snapshot.len());
         for i in 0..snapshot.len() {

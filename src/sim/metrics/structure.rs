@@ -277,8 +277,8 @@ pub fn flocks_and_nearest(
         },
     );
     // Every slot's root (in the union-find's array), and each flock's size, so each list is
-    // allocated once at its size. Slots are `u32`s: at a metrics sample of a city these
-    // arrays are its peak of memory (BENCHMARKS.md, eighteenth stop).
+    // allocated once at its size. Slots are `u32`s: at a city's metrics sample these arrays
+    // are the sample's peak of memory (BENCHMARKS.md, eighteenth stop).
     let root_of = groups.into_roots();
     let mut flock = vec![0u32; n];
     for &r in &root_of {

@@ -188,7 +188,8 @@ impl Snapshot {
 
 /// Disease states by slot in 16 B each, where a [`Disease`] takes 24 (a city's snapshot is
 /// 11 MB smaller): a recovered boid's time and immunity as they are, and for the other states a
-/// time and, in the immunity's place, a NaN no arithmetic makes that names the state.
+/// time and, in the immunity's place, a NaN whose payload names the state (nothing in the model
+/// produces those bits).
 /// [`Diseases::get`] gives back the very `Disease` that was stored.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Diseases(Vec<[u64; 2]>);
