@@ -61,6 +61,13 @@ pub struct Infector {
     pub pos: Vec2,
 }
 
+impl Infector {
+    /// Its id: the infectee of its own infection in `records` (the log's records).
+    pub fn id(&self, records: &[Transmission]) -> u64 {
+        records[self.infection as usize].infectee
+    }
+}
+
 /// One infection: 80 B (with the infector's id and a `usize` index, as until round 3's
 /// eighteenth stop, 96 B).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,7 +150,7 @@ impl SavedRecord {
         Self {
             time_s: t.time_s,
             infector: t.infector.map(|f| SavedInfector {
-                id: records[f.infection as usize].infectee,
+                id: f.id(records),
                 swarm: f.swarm,
                 infection: f.infection,
                 pos: f.pos,
@@ -241,8 +248,7 @@ impl TransmissionLog {
 
     /// The id of the boid that caused infection `t` (`None`: no infector).
     pub fn infector_id(&self, t: &Transmission) -> Option<u64> {
-        t.infector
-            .map(|f| self.records[f.infection as usize].infectee)
+        t.infector.map(|f| f.id(&self.records))
     }
 
     /// Boid `id`'s latest infection (ongoing or ended).

@@ -93,7 +93,7 @@ fn draw_chain(
         let Some(f) = log.records[r].infector else {
             break;
         };
-        let parent = now(log.records[f.infection as usize].infectee, f.pos);
+        let parent = now(f.id(&log.records), f.pos);
         let fade = 1.0 / (1.0 + depth as f32 * 0.35);
         line(
             &mut gizmos,
