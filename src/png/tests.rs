@@ -79,22 +79,27 @@ fn images() -> Vec<((u32, u32), Vec<u8>)> {
     {
         let root = BitMapBackend::with_buffer(&mut chart, size).into_drawing_area();
         root.fill(&WHITE).unwrap();
-        let mut c = ChartBuilder::on(&root)
-            .caption("a chart", ("sans-serif", 18))
-            .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(40)
-            .build_cartesian_2d(0.0..10.0, 0.0..1.0)
-            .unwrap();
-        c.configure_mesh().draw().unwrap();
-        c.draw_series(LineSeries::new(
-            (0..100).map(|i| (i as f64 / 10.0, (i as f64 / 7.0).sin().abs())),
-            RED.stroke_width(2),
-        ))
-        .unwrap();
+        draw_chart(&root, RED.stroke_width(2));
     }
     out.push((size, chart));
     out
+}
+
+/// A small chart, its curve drawn in `style`: captions, a mesh and a line.
+fn draw_chart(root: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>, style: ShapeStyle) {
+    let mut c = ChartBuilder::on(root)
+        .caption("a chart", ("sans-serif", 18))
+        .margin(8)
+        .x_label_area_size(30)
+        .y_label_area_size(40)
+        .build_cartesian_2d(0.0..10.0, 0.0..1.0)
+        .unwrap();
+    c.configure_mesh().draw().unwrap();
+    c.draw_series(LineSeries::new(
+        (0..100).map(|i| (i as f64 / 10.0, (i as f64 / 7.0).sin().abs())),
+        style,
+    ))
+    .unwrap();
 }
 
 #[test]
@@ -165,4 +170,50 @@ fn a_file_that_cannot_be_written_is_an_error_naming_it() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("missing/a.png"), "{e}");
+}
+
+#[test]
+fn a_canvas_starts_as_its_colour_to_the_last_byte() {
+    // Sizes of no pixel, one, and of rows that end mid-way through a 3-byte pixel's copy; the
+    // bytes past the pixels (the allocation is whole huge pages) are never handed out.
+    for pixels in [0, 1, 2, 5, 900 * 500, (2 << 20) / 3 + 1] {
+        let mut canvas = super::Canvas::new(pixels, [250, 7, 128]);
+        let bytes = canvas.pixels();
+        assert_eq!(bytes.len(), 3 * pixels);
+        assert!(
+            bytes.chunks(3).all(|p| p == [250, 7, 128]),
+            "{pixels} pixels"
+        );
+    }
+}
+
+#[test]
+fn a_drawing_on_a_canvas_of_a_colour_is_the_drawing_on_a_canvas_filled_with_it() {
+    // `draw_png` starts from the colour where the plots used to fill a black canvas with it
+    // through plotters; the files must not change.
+    crate::fonts::ensure_font();
+    let size = (300, 170);
+    // A translucent curve, so that what it is drawn over shows.
+    let draw = |root: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>| {
+        draw_chart(root, BLUE.mix(0.6).stroke_width(2))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for colour in [WHITE, RGBColor(16, 18, 24)] {
+        let path = dir.path().join("drawn.png");
+        draw_png(&path, size, colour, |root| {
+            draw(root);
+            Ok(())
+        })
+        .unwrap();
+        let mut filled = vec![0u8; 3 * 300 * 170];
+        {
+            let root = BitMapBackend::with_buffer(&mut filled, size).into_drawing_area();
+            root.fill(&colour).unwrap();
+            draw(&root);
+        }
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            encode(size, &filled).unwrap()
+        );
+    }
 }

@@ -394,7 +394,8 @@ impl Recorder {
         if let Some(dir) = &self.opts.frames {
             let path = frame_path(dir, self.frames);
             // The file's error names the frame.
-            crate::png::draw_png(&path, self.opts.size, |area| {
+            let [r, g, b] = rgb(BACKGROUND);
+            crate::png::draw_png(&path, self.opts.size, RGBColor(r, g, b), |area| {
                 draw_scene(area, &scene, self.opts.radii)
             })?;
         }

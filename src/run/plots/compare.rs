@@ -39,8 +39,7 @@ pub fn plot_comparison(
 }
 
 fn draw_curves(path: &Path, base: &[Series], variant: &[Series]) -> Result<()> {
-    crate::png::draw_png(path, COMPARE_PLOT, |root| {
-        root.fill(&WHITE).map_err(err)?;
+    crate::png::draw_png(path, COMPARE_PLOT, WHITE, |root| {
         let b = fraction_band(&base.iter().collect::<Vec<_>>());
         let v = fraction_band(&variant.iter().collect::<Vec<_>>());
         let t_max = b.iter().chain(&v).map(|p| p.0).fold(1e-9, f64::max);
@@ -123,8 +122,8 @@ fn draw_differences(
             DIFF_PANEL.0 * cols as u32,
             DIFF_PANEL.1 * rows_n as u32 + 50,
         ),
+        WHITE,
         |root| {
-            root.fill(&WHITE).map_err(err)?;
             let (title, body) = root.split_vertically(50);
             title
                 .titled(

@@ -86,8 +86,8 @@ pub fn plot_experiment(
         crate::png::draw_png(
             &path,
             (GRID_PANEL.0 * cols as u32, GRID_PANEL.1 * rows as u32 + 50),
+            WHITE,
             |root| {
-                root.fill(&WHITE).map_err(err)?;
                 let (title, body) = root.split_vertically(50);
                 title
                     .titled(
@@ -125,8 +125,7 @@ pub fn plot_experiment(
     // All means overlaid.
     let path = dir.join("infected_overlay.png");
     {
-        crate::png::draw_png(&path, OVERLAY_PLOT, |root| {
-            root.fill(&WHITE).map_err(err)?;
+        crate::png::draw_png(&path, OVERLAY_PLOT, WHITE, |root| {
             let title = "Mean infected fraction, every scenario";
             let mut chart = fraction_chart(root, title, (24, 15), (t_max, y_max))?;
             for (k, (name, band)) in bands.iter().enumerate() {
@@ -242,8 +241,7 @@ fn heatmap(
     cells: &[(usize, usize, Option<f64>, usize, usize)],
 ) -> Result<()> {
     use plotters::coord::ranged1d::SegmentValue;
-    crate::png::draw_png(path, HEATMAP_PLOT, |root| {
-        root.fill(&WHITE).map_err(err)?;
+    crate::png::draw_png(path, HEATMAP_PLOT, WHITE, |root| {
         // The colour bar on the right says what the colours mean.
         let (main, bar) = root.split_horizontally(HEATMAP_PLOT.0 - 120);
         let mut chart = ChartBuilder::on(&main)

@@ -1,14 +1,17 @@
 //! A run's plots: S, I, R and dead over time (`sir.png`), and the reproduction numbers with
 //! incidence (`rt.png`), drawn from a run folder's files at once.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use plotters::prelude::*;
 
 use super::*;
 use crate::fonts::ensure_font;
 use crate::run::results::Series;
+use crate::sim::parallel::for_each_part;
 
 /// The y axis reaches this far above the highest curve, so the legend (top right) sits above
 /// the curves rather than on them.
@@ -16,9 +19,12 @@ const HEADROOM: f64 = 1.45;
 
 /// Draws a run folder's `sir.png` from its `metrics.csv` under `titles.0`, and its `rt.png`
 /// from its `rt.csv` (when it has one) under `titles.1`; each picture's path with how its
-/// drawing went. With `parallel` the two are drawn at once on two threads. A run of a few boids
-/// spends most of its time here: about 16 ms for the two in turn, against a few ms for 210
-/// steps of one boid (BENCHMARKS.md, tenth stop).
+/// drawing went. With `parallel` the two are drawn at once: the calling thread draws one and
+/// a worker of the run's own pool (Bevy's compute pool outside a run) the other. A run of a
+/// few boids spends most of its time here: about 3 ms for each picture (BENCHMARKS.md,
+/// nineteenth stop). A thread made for the second picture could start while the run's worker
+/// still spun after the last step; it then shared the calling thread's core while the other
+/// core idled, and the two plots took twice as long.
 pub fn plot_run_folder(
     dir: &Path,
     titles: (&str, &str),
@@ -31,14 +37,21 @@ pub fn plot_run_folder(
     let rt = dir.join("rt.png");
     let draw_rt = || Series::read(&dir.join("rt.csv")).and_then(|s| plot_rt(&s, titles.1, &rt));
     let (sir_drawn, rt_drawn) = if parallel && has_rt {
-        std::thread::scope(|scope| {
-            let rt_drawn = scope.spawn(draw_rt);
-            let sir_drawn = draw_sir();
-            let rt_drawn = rt_drawn
-                .join()
-                .unwrap_or_else(|_| Err(anyhow::anyhow!("drawing rt.png panicked")));
-            (sir_drawn, Some(rt_drawn))
-        })
+        let drawn: [Mutex<Option<Result<()>>>; 2] = Default::default();
+        for_each_part(vec![0, 1], |k| {
+            let picture = if k == 0 { &sir } else { &rt };
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                if k == 0 { draw_sir() } else { draw_rt() }
+            }))
+            .unwrap_or_else(|_| Err(anyhow!("drawing {} panicked", picture.display())));
+            *drawn[k].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        });
+        let [sir_drawn, rt_drawn] = drawn.map(|d| {
+            d.into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .expect("every part runs")
+        });
+        (sir_drawn, Some(rt_drawn))
     } else {
         (draw_sir(), has_rt.then(draw_rt))
     };
@@ -61,8 +74,7 @@ pub(super) fn count_label(v: &f64) -> String {
 /// A run's S, I, R and dead counts over time.
 pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
     ensure_font();
-    crate::png::draw_png(path, RUN_PLOT, |root| {
-        root.fill(&WHITE).map_err(err)?;
+    crate::png::draw_png(path, RUN_PLOT, WHITE, |root| {
         let lines = [
             ("susceptible", RGBColor(44, 160, 44)),
             ("infected", RGBColor(214, 39, 40)),
@@ -109,8 +121,7 @@ pub fn plot_run(series: &Series, title: &str, path: &Path) -> Result<()> {
 /// (contact and imported) below.
 pub fn plot_rt(rt: &Series, title: &str, path: &Path) -> Result<()> {
     ensure_font();
-    crate::png::draw_png(path, RT_PLOT, |root| {
-        root.fill(&WHITE).map_err(err)?;
+    crate::png::draw_png(path, RT_PLOT, WHITE, |root| {
         let (top, bottom) = root.split_vertically(RT_PLOT.1 * 62 / 100);
         let t_max = max_time(&[rt]);
         let mean = rt.column("rt_mean");

@@ -47,8 +47,7 @@ pub fn tornado(path: &Path, output: &str, bars: &[(String, f64, Option<f64>)]) -
     sorted.sort_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
     let names: Vec<String> = sorted.iter().map(|b| b.0.clone()).collect();
     let k = sorted.len().max(1);
-    crate::png::draw_png(path, TORNADO_PLOT, |root| {
-        root.fill(&WHITE).map_err(err)?;
+    crate::png::draw_png(path, TORNADO_PLOT, WHITE, |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(format!("PRCC with {output}"), ("sans-serif", 20))
             .margin(14)
@@ -132,8 +131,7 @@ pub fn prcc_heatmap(path: &Path, table: &crate::run::sensitivity::Table) -> Resu
         (260 + 130 * cols as u32).max(600),
         (140 + 60 * rows as u32).max(320),
     );
-    crate::png::draw_png(path, size, |root| {
-        root.fill(&WHITE).map_err(err)?;
+    crate::png::draw_png(path, size, WHITE, |root| {
         let mut chart = ChartBuilder::on(root)
             .caption("PRCC: parameters × outputs", ("sans-serif", 20))
             .margin(14)
@@ -250,8 +248,7 @@ fn scatter(
         }
     };
     {
-        crate::png::draw_png(path, SCATTER_PLOT, |root| {
-            root.fill(&WHITE).map_err(err)?;
+        crate::png::draw_png(path, SCATTER_PLOT, WHITE, |root| {
             let mut chart = ChartBuilder::on(root)
                 .caption(format!("{measure} vs {param}"), ("sans-serif", 20))
                 .margin(12)

@@ -184,6 +184,7 @@ impl Groups {
 struct Link<'a> {
     groups: &'a Groups,
     swarms: &'a [Swarm],
+    isolated: &'a [bool],
     i: usize,
     swarm: Swarm,
     /// A root of `i`'s group (see [`flocks_and_nearest`]).
@@ -192,16 +193,39 @@ struct Link<'a> {
 }
 
 impl Link<'_> {
-    /// Boid `j` is within the radius, `d2` its squared distance. Always inlined: it runs once
-    /// a neighbour, inside the scan's loop, and as a call it passed its arguments through
-    /// memory.
+    /// Boid `j` is within the radius, `d2` its squared distance: one of the swarm is nearer
+    /// than `best2` may say, and a link of the two is joined from the lower slot's side (the
+    /// other side skips it). Always inlined: it runs once a neighbour, inside the scan's loop,
+    /// and as a call it passed its arguments through memory.
     #[inline(always)]
     fn hit(&mut self, j: usize, d2: f32) {
         if j != self.i && self.swarms[j] == self.swarm {
             self.best2 = self.best2.min(d2);
-            if j > self.i && self.groups.root(j as u32) != self.root_i {
-                self.root_i = self.groups.join(self.i as u32, j as u32);
+            if j > self.i {
+                self.join(j);
             }
+        }
+    }
+
+    /// [`Link::hit`] for the neighbours the lanes keep ([`flocks_and_nearest`]): one of the
+    /// swarm, at a distance, not isolated and ahead of `i` (whose distance the lanes took
+    /// already), or any other the lanes could not tell (at `i`'s very point, or isolated),
+    /// whose link is joined from both sides.
+    #[inline(always)]
+    fn hit_kept(&mut self, j: usize, d2: f32) {
+        if d2 > 0.0 && !self.isolated[j] {
+            self.join(j);
+        } else if j != self.i && self.swarms[j] == self.swarm {
+            self.best2 = self.best2.min(d2);
+            self.join(j);
+        }
+    }
+
+    /// `j`'s group joined with `i`'s, unless it is `i`'s already.
+    #[inline(always)]
+    fn join(&mut self, j: usize) {
+        if self.groups.root(j as u32) != self.root_i {
+            self.root_i = self.groups.join(self.i as u32, j as u32);
         }
     }
 }
@@ -248,24 +272,55 @@ pub fn flocks_and_nearest(
             let mut link = Link {
                 groups: &groups,
                 swarms: &snapshot.swarm,
+                isolated: &snapshot.isolated,
                 i,
                 swarm,
                 root_i: groups.root(i as u32),
                 best2: f32::INFINITY,
             };
-            // Eight candidates at a time on the grid (a block's lanes of other swarms dropped at
-            // once; an isolated boid's lane, −2, is told apart one by one), one at a time
-            // elsewhere: the same links and distances.
+            // Eight candidates at a time on the grid. The lanes of the swarm at a distance
+            // give their nearest distance lane by lane; only those ahead of `i` (after it in
+            // the order of y, then x, of the positions the world holds, which two boids agree
+            // on) are handed on, to be joined: every link of two boids at different points is
+            // then joined from one side, as the lower slot's side joined it before, a branch
+            // the lanes cannot take and a processor mispredicts half the time. The lanes the
+            // lanes cannot tell apart go on one by one: an isolated boid's (lane −2, whose
+            // swarm only the snapshot knows) and those at `i`'s point (`i` itself among them).
+            // The same distances and links as one at a time elsewhere: a minimum is the same
+            // in any order, and a group the same whichever links of it are joined.
             let (me, lone) = (F8::splat(swarm.index() as f32), F8::splat(ISOLATED_LANE));
+            let (cx, cy, r2) = (F8::splat(p.x), F8::splat(p.y), F8::splat(r * r));
+            let mut nearest = [f32::INFINITY.to_bits(); 8];
             let served = near.within_by_lanes(
                 p,
                 r,
                 #[inline(always)]
-                |l, _| l.swarm.cmp_eq(me).move_mask() | l.swarm.cmp_eq(lone).move_mask(),
+                |l, d2| {
+                    let same = l.swarm.cmp_eq(me);
+                    let apart = same & d2.cmp_gt(F8::ZERO);
+                    // +∞ added to the other lanes (+0 to these leaves them as they are). The
+                    // minimum of floats of one sign is that of their bits as integers, an
+                    // instruction LLVM keeps as it is: a float minimum of the value in memory
+                    // became a masked store, slow on AMD processors.
+                    let (zero, far) = (F8::ZERO, F8::splat(f32::INFINITY));
+                    let apart_d2 = d2 + F8::select(apart & d2.cmp_lt(r2), zero, far);
+                    for (m, d) in nearest.iter_mut().zip(apart_d2.0) {
+                        *m = (*m).min(d.to_bits());
+                    }
+                    let ahead = (apart & l.y.cmp_gt(cy)).move_mask()
+                        | (apart & l.y.cmp_eq(cy) & l.x.cmp_gt(cx)).move_mask();
+                    let at_i = same & d2.cmp_eq(F8::ZERO);
+                    ahead | at_i.move_mask() | l.swarm.cmp_eq(lone).move_mask()
+                },
                 #[inline(always)]
-                |j, d2| link.hit(j, d2),
+                |j, d2| link.hit_kept(j, d2),
             );
-            if !served {
+            if served {
+                link.best2 = nearest
+                    .map(f32::from_bits)
+                    .into_iter()
+                    .fold(link.best2, f32::min);
+            } else {
                 near.for_each_within(p, r, |j, off| link.hit(j, off.length_squared()));
             }
             let best2 = link.best2;

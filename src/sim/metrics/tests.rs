@@ -113,6 +113,51 @@ fn one_query_per_boid_gives_its_nearest_within_the_radius_and_the_flocks() {
 }
 
 #[test]
+fn the_grid_s_lanes_find_the_flocks_and_nearest_of_boids_at_one_point_on_one_row_or_isolated() {
+    // The grid's pass takes distances lane by lane and joins a link only from the boid behind
+    // (by y, then x); boids at one point, boids on one row (one y) and isolated boids (lane
+    // −2) are where that rule could lose a link or a distance. The flocks and distances must
+    // be the brute-force backend's, which takes every neighbour one by one.
+    let space = Space::torus(600.0, 400.0);
+    let mut s = crate::sim::neighbours::test_support::random_snapshot(space, 300, 5);
+    // Slots three apart share a swarm: pairs at one point, and a row of ten 30 px apart
+    // (within the 50 px alignment radius of the default swarms).
+    for k in (0..60).step_by(6) {
+        s.pos[k + 3] = s.pos[k];
+    }
+    let row_y = s.pos[150].y;
+    for (n, k) in (150..180).step_by(3).enumerate() {
+        s.pos[k] = Vec2::new(20.0 + 30.0 * n as f32, row_y);
+    }
+    for k in (0..300).step_by(7) {
+        s.isolated[k] = true;
+    }
+    let b = AllBackends::new(s, 50.0);
+    let config = SimConfig::default();
+    let brute = flocks_and_nearest(&b.get(IndexKind::Brute), &b.snapshot, &config);
+    let grid = flocks_and_nearest(&b.get(IndexKind::Grid), &b.snapshot, &config);
+    assert_eq!(grid.0, brute.0);
+    let bits = |d: &[f32]| d.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&grid.1), bits(&brute.1));
+    // The cases are there: boids at a distance of 0, a flock along the row, isolated members.
+    assert!(grid.1.iter().filter(|&&d| d == 0.0).count() >= 10);
+    let row = &grid.0[b.snapshot.swarm[150].index()]
+        .iter()
+        .find(|f| f.contains(&150))
+        .unwrap();
+    assert!((150..180).step_by(3).all(|k| row.contains(&k)), "{row:?}");
+    let isolated_in_flocks = (0..300)
+        .filter(|&i| b.snapshot.isolated[i])
+        .filter(|&i| {
+            grid.0[b.snapshot.swarm[i].index()]
+                .iter()
+                .any(|f| f.len() > 1 && f.contains(&(i as u32)))
+        })
+        .count();
+    assert!(isolated_in_flocks > 0);
+}
+
+#[test]
 fn a_sample_s_one_pass_centroids_give_each_measure_s_own_bits() {
     // `measure` works out each boid's centroid term (its sines and cosines on a torus) once,
     // for its swarm's centroid and its flock's; the cohesion, rms separation and flock

@@ -9,11 +9,15 @@ use super::span::{Span, disc_span};
 use super::{FAR, Grid, LANES, Neighbourhood, Packed, Strip};
 use crate::sim::lanes::{F8, vectorized};
 
-/// Eight neighbourhood entries at a time (see [`Grid::lanes`]): offsets from the centre,
-/// velocities and swarm indices as floats. Lanes past the neighbourhood's last entry hold
-/// far-away entries: offsets of about 10³⁰ px, whose squares are +∞, and no velocity.
+/// Eight neighbourhood entries at a time (see [`Grid::lanes`]): positions, offsets from the
+/// centre, velocities and swarm indices as floats. Lanes past the neighbourhood's last entry
+/// hold far-away entries: offsets of about 10³⁰ px, whose squares are +∞, and no velocity.
 #[derive(Clone, Copy, Debug)]
 pub struct Lanes {
+    /// Positions' x, px, as the world holds them (not moved to the centre's side of a wrap).
+    pub x: F8,
+    /// Positions' y, px, likewise.
+    pub y: F8,
     /// Minimum-image x offsets, px.
     pub dx: F8,
     /// Minimum-image y offsets, px.
@@ -182,6 +186,8 @@ impl Grid {
             let dx = (F8(*x) - cx) + F8(*sx);
             let dy = (F8(*y) - cy) + F8(*sy);
             visit(&Lanes {
+                x: F8(*x),
+                y: F8(*y),
                 dx: if WX {
                     dx.wrap_axis(self.space.width)
                 } else {
