@@ -59,15 +59,17 @@ pub fn draw_png(
     write_png(path, size, canvas.pixels())
 }
 
-/// Memory is given to a program 4 KiB at a time, each page on first use (a page fault), or, on
-/// Linux where asked for and the system allows it, 2 MiB at a time.
+/// The size of a huge page on x86-64 (and on ARM with 4 KiB pages): memory is given to a
+/// program a page at a time, each on first use (a page fault), 4 KiB or, where asked for and
+/// the system allows it, this much.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// A canvas's pixels, every one set to one colour at the start. On Linux they sit in memory
-/// aligned to [`HUGE_PAGE`] and advised to be backed by huge pages (`MADV_HUGEPAGE`), so that a
-/// plot's 1.4–1.6 MB take one or two page faults instead of about 400, which took 0.6–0.8 ms
-/// on the KVM machines of BENCHMARKS.md (nineteenth stop). Where the system gives no huge
-/// page, the advice changes nothing.
+/// A canvas's pixels, every one set to one colour at the start. They sit in memory aligned to
+/// [`HUGE_PAGE`], in whole huge pages, which on Linux are advised to be backed by huge pages
+/// (`MADV_HUGEPAGE`; the system's transparent huge pages set to `madvise` or `always`): a
+/// plot's 1.35–1.62 MB then take one page fault instead of 330–396, which took 0.6–0.7 ms on
+/// the KVM machines of BENCHMARKS.md (nineteenth stop). Where the system gives no huge page,
+/// the advice changes nothing.
 struct Canvas {
     memory: std::ptr::NonNull<u8>,
     layout: std::alloc::Layout,
@@ -77,12 +79,12 @@ struct Canvas {
 impl Canvas {
     /// `pixels` pixels of `colour`.
     fn new(pixels: usize, colour: [u8; BPP]) -> Canvas {
-        let len = pixels * BPP;
-        let layout = std::alloc::Layout::from_size_align(
-            len.next_multiple_of(HUGE_PAGE).max(HUGE_PAGE),
-            HUGE_PAGE,
-        )
-        .expect("a canvas's size fits in memory");
+        let fits = "a canvas's size fits in memory";
+        let len = pixels.checked_mul(BPP).expect(fits);
+        let whole = len.checked_next_multiple_of(HUGE_PAGE).expect(fits);
+        let layout =
+            std::alloc::Layout::from_size_align(whole.max(HUGE_PAGE), HUGE_PAGE).expect(fits);
+        assert!(len <= layout.size(), "{fits}");
         // SAFETY: the layout's size is not zero.
         let memory = unsafe { std::alloc::alloc(layout) };
         let Some(memory) = std::ptr::NonNull::new(memory) else {

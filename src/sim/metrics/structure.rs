@@ -193,10 +193,11 @@ struct Link<'a> {
 }
 
 impl Link<'_> {
-    /// Boid `j` is within the radius, `d2` its squared distance: one of the swarm is nearer
-    /// than `best2` may say, and a link of the two is joined from the lower slot's side (the
-    /// other side skips it). Always inlined: it runs once a neighbour, inside the scan's loop,
-    /// and as a call it passed its arguments through memory.
+    /// Boid `j` is within the radius, `d2` its squared distance: if it is another of `i`'s
+    /// swarm, `best2` keeps the smaller of the two, and the link of `i` and `j` is joined from
+    /// the lower slot's side (the other side skips it). Always inlined: it runs once a
+    /// neighbour, inside the scan's loop, and as a call it passed its arguments through
+    /// memory.
     #[inline(always)]
     fn hit(&mut self, j: usize, d2: f32) {
         if j != self.i && self.swarms[j] == self.swarm {
@@ -207,10 +208,11 @@ impl Link<'_> {
         }
     }
 
-    /// [`Link::hit`] for the neighbours the lanes keep ([`flocks_and_nearest`]): one of the
-    /// swarm, at a distance, not isolated and ahead of `i` (whose distance the lanes took
-    /// already), or any other the lanes could not tell (at `i`'s very point, or isolated),
-    /// whose link is joined from both sides.
+    /// [`Link::hit`] for the neighbours the lanes pass on ([`flocks_and_nearest`]): either one
+    /// of `i`'s swarm at a distance, not isolated and ahead of `i` (its distance already taken
+    /// by the lanes), whose link is joined; or one the lanes could not sort out (at `i`'s very
+    /// point, or isolated, `i` itself among them), taken as [`Link::hit`] takes it but joined
+    /// whichever slot is lower.
     #[inline(always)]
     fn hit_kept(&mut self, j: usize, d2: f32) {
         if d2 > 0.0 && !self.isolated[j] {
@@ -278,19 +280,20 @@ pub fn flocks_and_nearest(
                 root_i: groups.root(i as u32),
                 best2: f32::INFINITY,
             };
-            // Eight candidates at a time on the grid. The lanes of the swarm at a distance
-            // give their nearest distance lane by lane; only those ahead of `i` (after it in
-            // the order of y, then x, of the positions the world holds, which two boids agree
-            // on) are handed on, to be joined: every link of two boids at different points is
-            // then joined from one side, as the lower slot's side joined it before, a branch
-            // the lanes cannot take and a processor mispredicts half the time. The lanes the
-            // lanes cannot tell apart go on one by one: an isolated boid's (lane −2, whose
-            // swarm only the snapshot knows) and those at `i`'s point (`i` itself among them).
-            // The same distances and links as one at a time elsewhere: a minimum is the same
-            // in any order, and a group the same whichever links of it are joined.
+            // Eight candidates at a time on the grid. For the neighbours of `i`'s swarm at a
+            // distance, the lanes keep the nearest distance themselves, and pass on, to be
+            // joined, only those ahead of `i`: after it in the order of y, then x, of the
+            // positions the world holds, an order both boids of a link agree on. Each link of
+            // two boids at different points is then joined from one side, with no test per
+            // neighbour; the test it replaces (is `j` the higher slot?) went either way at
+            // random, and the processor mispredicted it half the time. The lanes pass on the
+            // rest one by one: isolated boids (lane −2: only the snapshot knows their swarm)
+            // and boids at `i`'s very point (`i` itself among them). The same distances and
+            // flocks as one at a time elsewhere: a minimum is the same in any order, and a
+            // group the same whichever of its links are joined, and how often.
             let (me, lone) = (F8::splat(swarm.index() as f32), F8::splat(ISOLATED_LANE));
             let (cx, cy, r2) = (F8::splat(p.x), F8::splat(p.y), F8::splat(r * r));
-            let mut nearest = [f32::INFINITY.to_bits(); 8];
+            let mut lanes_nearest = [f32::INFINITY.to_bits(); 8];
             let served = near.within_by_lanes(
                 p,
                 r,
@@ -304,7 +307,7 @@ pub fn flocks_and_nearest(
                     // became a masked store, slow on AMD processors.
                     let (zero, far) = (F8::ZERO, F8::splat(f32::INFINITY));
                     let apart_d2 = d2 + F8::select(apart & d2.cmp_lt(r2), zero, far);
-                    for (m, d) in nearest.iter_mut().zip(apart_d2.0) {
+                    for (m, d) in lanes_nearest.iter_mut().zip(apart_d2.0) {
                         *m = (*m).min(d.to_bits());
                     }
                     let ahead = (apart & l.y.cmp_gt(cy)).move_mask()
@@ -316,7 +319,7 @@ pub fn flocks_and_nearest(
                 |j, d2| link.hit_kept(j, d2),
             );
             if served {
-                link.best2 = nearest
+                link.best2 = lanes_nearest
                     .map(f32::from_bits)
                     .into_iter()
                     .fold(link.best2, f32::min);
