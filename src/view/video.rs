@@ -237,7 +237,14 @@ fn triangle(at: (f64, f64), heading: Vec2, length: f64, width: f64) -> Vec<(i32,
     ]
 }
 
-/// Draws `scene` filling `area` (the world letterboxed to keep its aspect).
+/// The frames' background: the window's.
+fn background() -> RGBColor {
+    let [r, g, b] = rgb(BACKGROUND);
+    RGBColor(r, g, b)
+}
+
+/// Draws `scene` filling `area` (the world letterboxed to keep its aspect) over the
+/// [`background`] the caller gave `area`.
 pub fn draw_scene<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     scene: &Scene,
@@ -245,8 +252,6 @@ pub fn draw_scene<DB: DrawingBackend>(
 ) -> Result<()> {
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("drawing a frame: {e}");
     let (w, h) = area.dim_in_pixel();
-    let bg = rgb(BACKGROUND);
-    area.fill(&RGBColor(bg[0], bg[1], bg[2])).map_err(fail)?;
     let (ww, wh) = (scene.world.x.max(1.0) as f64, scene.world.y.max(1.0) as f64);
     let scale = (w as f64 / ww).min(h as f64 / wh);
     let (ox, oy) = ((w as f64 - ww * scale) / 2.0, (h as f64 - wh * scale) / 2.0);
@@ -387,6 +392,8 @@ impl Recorder {
         }
         let scene = Scene::capture(world, time, self.opts.transmissions);
         if let Some(area) = &self.gif {
+            area.fill(&background())
+                .map_err(|e| anyhow::anyhow!("drawing a frame: {e}"))?;
             draw_scene(area, &scene, self.opts.radii)?;
             area.present()
                 .map_err(|e| anyhow::anyhow!("writing a GIF frame: {e}"))?;
@@ -394,8 +401,7 @@ impl Recorder {
         if let Some(dir) = &self.opts.frames {
             let path = frame_path(dir, self.frames);
             // The file's error names the frame.
-            let [r, g, b] = rgb(BACKGROUND);
-            crate::png::draw_png(&path, self.opts.size, RGBColor(r, g, b), |area| {
+            crate::png::draw_png(&path, self.opts.size, background(), |area| {
                 draw_scene(area, &scene, self.opts.radii)
             })?;
         }

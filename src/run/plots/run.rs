@@ -3,7 +3,6 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
@@ -38,20 +37,16 @@ pub fn plot_run_folder(
     let rt = dir.join("rt.png");
     let draw_rt = || Series::read(&dir.join("rt.csv")).and_then(|s| plot_rt(&s, titles.1, &rt));
     let (sir_drawn, rt_drawn) = if parallel && has_rt {
-        let drawn: [Mutex<Option<Result<()>>>; 2] = Default::default();
-        for_each_part(vec![0, 1], |k| {
+        let mut drawn: [Option<Result<()>>; 2] = [None, None];
+        for_each_part(drawn.iter_mut().enumerate().collect(), |(k, slot)| {
             let picture = if k == 0 { &sir } else { &rt };
             let result = catch_unwind(AssertUnwindSafe(|| {
                 if k == 0 { draw_sir() } else { draw_rt() }
             }))
             .unwrap_or_else(|_| Err(anyhow!("drawing {} panicked", picture.display())));
-            *drawn[k].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+            *slot = Some(result);
         });
-        let [sir_drawn, rt_drawn] = drawn.map(|d| {
-            d.into_inner()
-                .unwrap_or_else(PoisonError::into_inner)
-                .expect("every part runs")
-        });
+        let [sir_drawn, rt_drawn] = drawn.map(|d| d.expect("every part runs"));
         (sir_drawn, Some(rt_drawn))
     } else {
         (draw_sir(), has_rt.then(draw_rt))
