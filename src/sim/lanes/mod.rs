@@ -18,7 +18,7 @@ mod width;
 
 pub use width::{Avx, Baseline, Width};
 
-use std::ops::{Add, AddAssign, BitAnd, Div, Mul, Neg, Sub, SubAssign};
+use std::ops::{Add, AddAssign, BitAnd, BitOr, Div, Mul, Neg, Sub, SubAssign};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Eight `f32` lanes. Comparisons give masks (every bit set where true, 0 where false) that
@@ -68,6 +68,16 @@ impl BitAnd for F8 {
     fn bitand(self, o: F8) -> F8 {
         F8(std::array::from_fn(|i| {
             f32::from_bits(self.0[i].to_bits() & o.0[i].to_bits())
+        }))
+    }
+}
+
+impl BitOr for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn bitor(self, o: F8) -> F8 {
+        F8(std::array::from_fn(|i| {
+            f32::from_bits(self.0[i].to_bits() | o.0[i].to_bits())
         }))
     }
 }

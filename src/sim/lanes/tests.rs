@@ -21,6 +21,11 @@ fn lanes_do_what_a_scalar_does() {
         [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0]
     );
     assert_eq!(a.cmp_ge(b).move_mask(), 0b1010_0100);
+    // `|` of masks: set where either is; its mask of bits is the two masks' `|`.
+    let either = m | a.cmp_ge(b);
+    assert_eq!(either.move_mask(), 0b1011_1111);
+    assert_eq!(either.move_mask(), m.move_mask() | a.cmp_ge(b).move_mask());
+    assert_eq!((F8::splat(1.0) | F8::ZERO).0, [1.0; 8]);
     // max: where either is NaN, the second.
     assert_eq!(a.max(b).0, [2.0, 2.0, 3.5, 2.0, 2.0, 8.0, 2.0, 1e30]);
     assert!(b.max(a).0[6].is_nan());

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use bevy::prelude::*;
 
 use crate::sim::config::SimConfig;
-use crate::sim::lanes::F8;
+use crate::sim::lanes::{Avx, F8};
 use crate::sim::math::unit;
-use crate::sim::neighbours::{ISOLATED_LANE, IndexRef, NeighbourIndex, Snapshot, Targets};
+use crate::sim::neighbours::{ISOLATED_LANE, IndexRef, Lanes, NeighbourIndex, Snapshot, Targets};
 use crate::sim::space::{CentroidSums, Space};
 use crate::sim::swarm::Swarm;
 
@@ -232,6 +232,106 @@ impl Link<'_> {
     }
 }
 
+/// The flock pass's test of a block of eight neighbourhood entries around one boid (see
+/// [`flocks_and_nearest`]), in two forms that give the same bits: plain lanes on every path,
+/// and AVX instructions on the paths that have them. Left to itself, LLVM carried the lanes'
+/// masks through 128-bit halves, packing and widening them between the tests, and the block
+/// took about a hundred instructions.
+#[derive(Clone, Copy)]
+struct FlockTest {
+    /// The boid's swarm lane.
+    swarm: f32,
+    /// The boid's position, px, as the world holds it.
+    centre: Vec2,
+    /// Its swarm's alignment radius, squared, px².
+    r2: f32,
+}
+
+impl FlockTest {
+    /// Keeps in `nearest` (squared distances' bits, lane by lane) the smaller of each lane's
+    /// and the squared distance `d2` of a neighbour of the boid's swarm at a distance within
+    /// the radius; returns the mask of the lanes to pass on one by one: those neighbours when
+    /// ahead of the boid (after it by y, then x), the boid's own swarm at its very point, and
+    /// isolated boids.
+    #[inline(always)]
+    fn block(&self, l: &Lanes, d2: F8, avx: Option<Avx>, nearest: &mut [u32; 8]) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        if avx.is_some() {
+            // SAFETY: an `Avx` exists only on a CPU with AVX.
+            return unsafe { self.block_avx(l, d2, nearest) };
+        }
+        let _ = avx;
+        self.block_lanes(l, d2, nearest)
+    }
+
+    /// [`FlockTest::block`] in plain lanes.
+    #[inline(always)]
+    fn block_lanes(&self, l: &Lanes, d2: F8, nearest: &mut [u32; 8]) -> u32 {
+        let same = l.swarm.cmp_eq(F8::splat(self.swarm));
+        let apart = same & d2.cmp_gt(F8::ZERO);
+        // +∞ added to the other lanes (+0 to these leaves them as they are). The minimum of
+        // floats of one sign is that of their bits as integers, an instruction LLVM keeps as it
+        // is: a float minimum of the value in memory became a masked store, slow on AMD
+        // processors.
+        let (zero, far) = (F8::ZERO, F8::splat(f32::INFINITY));
+        let apart_d2 = d2 + F8::select(apart & d2.cmp_lt(F8::splat(self.r2)), zero, far);
+        for (m, d) in nearest.iter_mut().zip(apart_d2.0) {
+            *m = (*m).min(d.to_bits());
+        }
+        let (cx, cy) = (F8::splat(self.centre.x), F8::splat(self.centre.y));
+        let ahead = apart & (l.y.cmp_gt(cy) | (l.y.cmp_eq(cy) & l.x.cmp_gt(cx)));
+        let at_i = same & d2.cmp_eq(F8::ZERO);
+        (ahead | at_i | l.swarm.cmp_eq(F8::splat(ISOLATED_LANE))).move_mask()
+    }
+
+    /// [`FlockTest::block`] in AVX instructions: the same tests (ordered comparisons, false
+    /// with a NaN, as Rust's), and the minimum as floats, which for these (positive or +∞)
+    /// is that of their bits; a NaN, which no position gives, would be passed over by both.
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn block_avx(&self, l: &Lanes, d2: F8, nearest: &mut [u32; 8]) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: an F8 is 32 bytes aligned to 32; `nearest` is read and written unaligned.
+        let (swarm, x, y, d2) = unsafe {
+            (
+                _mm256_load_ps(l.swarm.0.as_ptr()),
+                _mm256_load_ps(l.x.0.as_ptr()),
+                _mm256_load_ps(l.y.0.as_ptr()),
+                _mm256_load_ps(d2.0.as_ptr()),
+            )
+        };
+        let zero = _mm256_setzero_ps();
+        let same = _mm256_cmp_ps::<_CMP_EQ_OQ>(swarm, _mm256_set1_ps(self.swarm));
+        let apart = _mm256_and_ps(same, _mm256_cmp_ps::<_CMP_GT_OQ>(d2, zero));
+        let within = _mm256_cmp_ps::<_CMP_LT_OQ>(d2, _mm256_set1_ps(self.r2));
+        // +0 where the lane counts, +∞ elsewhere.
+        let far = _mm256_andnot_ps(_mm256_and_ps(apart, within), _mm256_set1_ps(f32::INFINITY));
+        let kept = nearest.as_mut_ptr().cast::<f32>();
+        // SAFETY: `nearest` holds eight 4-byte lanes.
+        unsafe {
+            // The new value first: `min` gives its second operand where either is NaN.
+            let least = _mm256_min_ps(_mm256_add_ps(d2, far), _mm256_loadu_ps(kept));
+            _mm256_storeu_ps(kept, least);
+        }
+        let (cx, cy) = (_mm256_set1_ps(self.centre.x), _mm256_set1_ps(self.centre.y));
+        let after = _mm256_or_ps(
+            _mm256_cmp_ps::<_CMP_GT_OQ>(y, cy),
+            _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_EQ_OQ>(y, cy),
+                _mm256_cmp_ps::<_CMP_GT_OQ>(x, cx),
+            ),
+        );
+        let ahead = _mm256_and_ps(apart, after);
+        let at_i = _mm256_and_ps(same, _mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero));
+        let lone = _mm256_cmp_ps::<_CMP_EQ_OQ>(swarm, _mm256_set1_ps(ISOLATED_LANE));
+        _mm256_movemask_ps(_mm256_or_ps(_mm256_or_ps(ahead, at_i), lone)) as u32
+    }
+}
+
 /// The flocks of every swarm: connected groups of same-swarm boids linked when closer than their
 /// swarm's alignment radius (docs/model.md §8). Per swarm, a list of flocks, each a list of slots
 /// in ascending order; flocks are ordered by their lowest slot, so the result does not depend on
@@ -291,30 +391,17 @@ pub fn flocks_and_nearest(
             // and boids at `i`'s very point (`i` itself among them). The same distances and
             // flocks as one at a time elsewhere: a minimum is the same in any order, and a
             // group the same whichever of its links are joined, and how often.
-            let (me, lone) = (F8::splat(swarm.index() as f32), F8::splat(ISOLATED_LANE));
-            let (cx, cy, r2) = (F8::splat(p.x), F8::splat(p.y), F8::splat(r * r));
+            let test = FlockTest {
+                swarm: swarm.index() as f32,
+                centre: p,
+                r2: r * r,
+            };
             let mut lanes_nearest = [f32::INFINITY.to_bits(); 8];
             let served = near.within_by_lanes(
                 p,
                 r,
                 #[inline(always)]
-                |l, d2| {
-                    let same = l.swarm.cmp_eq(me);
-                    let apart = same & d2.cmp_gt(F8::ZERO);
-                    // +∞ added to the other lanes (+0 to these leaves them as they are). The
-                    // minimum of floats of one sign is that of their bits as integers, an
-                    // instruction LLVM keeps as it is: a float minimum of the value in memory
-                    // became a masked store, slow on AMD processors.
-                    let (zero, far) = (F8::ZERO, F8::splat(f32::INFINITY));
-                    let apart_d2 = d2 + F8::select(apart & d2.cmp_lt(r2), zero, far);
-                    for (m, d) in lanes_nearest.iter_mut().zip(apart_d2.0) {
-                        *m = (*m).min(d.to_bits());
-                    }
-                    let ahead = (apart & l.y.cmp_gt(cy)).move_mask()
-                        | (apart & l.y.cmp_eq(cy) & l.x.cmp_gt(cx)).move_mask();
-                    let at_i = same & d2.cmp_eq(F8::ZERO);
-                    ahead | at_i.move_mask() | l.swarm.cmp_eq(lone).move_mask()
-                },
+                |l, d2, avx| test.block(l, d2, avx, &mut lanes_nearest),
                 #[inline(always)]
                 |j, d2| link.hit_kept(j, d2),
             );
@@ -591,4 +678,56 @@ pub fn flock_structure_about(
         (weight > 0.0).then(|| weighted / weight),
         shape,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The flock pass's block in AVX instructions gives the lanes' bits: the same mask and the
+    /// same nearest distances, block after block, on values drawn to tie (the boid's own x, y
+    /// and swarm, distance 0 and the radius itself), isolated and far-away lanes among them.
+    #[test]
+    fn the_flock_block_in_avx_is_the_flock_block_in_lanes() {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+            let test = FlockTest {
+                swarm: 1.0,
+                centre: Vec2::new(40.0, 60.0),
+                r2: 100.0,
+            };
+            let mut pick = |options: &[f32]| options[rng.random_range(0..options.len())];
+            let (mut lanes, mut avx) = ([f32::INFINITY.to_bits(); 8], [0u32; 8]);
+            avx.copy_from_slice(&lanes);
+            let (mut passed, mut kept) = (0, 0);
+            for _ in 0..2000 {
+                let mut draw = |options: &[f32]| F8(std::array::from_fn(|_| pick(options)));
+                let l = Lanes {
+                    x: draw(&[39.0, 40.0, 41.0, 1e30]),
+                    y: draw(&[59.0, 60.0, 61.0, 1e30]),
+                    dx: F8::ZERO,
+                    dy: F8::ZERO,
+                    vx: F8::ZERO,
+                    vy: F8::ZERO,
+                    swarm: draw(&[-2.0, -1.0, 0.0, 1.0, 1.0]),
+                };
+                let d2 = draw(&[0.0, 1.0, 2.5, 99.0, 100.0, 101.0, f32::INFINITY]);
+                let by_lanes = test.block_lanes(&l, d2, &mut lanes);
+                // SAFETY: the CPU has AVX (checked above).
+                let by_avx = unsafe { test.block_avx(&l, d2, &mut avx) };
+                assert_eq!(by_avx, by_lanes, "{l:?} {d2:?}");
+                assert_eq!(avx, lanes);
+                passed += by_lanes.count_ones();
+                kept += lanes
+                    .iter()
+                    .filter(|&&m| m != f32::INFINITY.to_bits())
+                    .count();
+            }
+            // Both kinds of lanes were met: passed on, and kept as nearest.
+            assert!(passed > 1000 && kept > 0, "{passed} passed, {kept} kept");
+            assert_eq!(lanes.map(f32::from_bits), [1.0; 8]);
+        }
+    }
 }

@@ -10,7 +10,7 @@ use super::grid::BATCH;
 use super::grid::{Grid, Lanes, Neighbourhood};
 use super::kdtree::Candidates;
 use super::{IndexRef, NeighbourIndex, Snapshot};
-use crate::sim::lanes::{F8, vectorized};
+use crate::sim::lanes::{Avx, F8, Width, vectorized};
 use crate::sim::parallel::{fill, zip_runs};
 use crate::sim::swarm::Swarm;
 
@@ -106,15 +106,16 @@ impl Near<'_> {
     /// offset's squared length — the targets and `offset.length_squared()` of
     /// [`Near::for_each_within`], in its order, found eight candidates at a time in the packed
     /// copy of the neighbourhood — and returns true; otherwise calls nothing and returns false.
-    /// `keep(lanes, d2)` filters a block of eight candidates at once (see
-    /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore. Mark both
-    /// closures `#[inline(always)]`.
+    /// `keep(lanes, d2, avx)` filters a block of eight candidates at once (see
+    /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore. `avx` is the
+    /// path's AVX operations where it has them (see [`Width`]), for a `keep` written for a
+    /// width by hand. Mark both closures `#[inline(always)]`.
     #[inline(always)]
     pub fn within_by_lanes(
         &self,
         centre: Vec2,
         radius: f32,
-        keep: impl FnMut(&Lanes, F8) -> u32,
+        mut keep: impl FnMut(&Lanes, F8, Option<Avx>) -> u32,
         mut hit: impl FnMut(usize, f32),
     ) -> bool {
         let NearKind::Cells { grid, hood, .. } = &self.kind else {
@@ -122,12 +123,13 @@ impl Near<'_> {
         };
         let r2 = radius * radius;
         macro_rules! scan {
-            ($wx:literal, $wy:literal) => {
+            ($wx:literal, $wy:literal, $avx:ident) => {
                 grid.lanes_within::<$wx, $wy>(
                     hood,
                     centre,
                     r2,
-                    keep,
+                    #[inline(always)]
+                    |l: &Lanes, d2: F8| keep(l, d2, $avx),
                     #[inline(always)]
                     |e: usize, d2: f32| {
                         let slot = grid.slot[e] as usize;
@@ -138,12 +140,13 @@ impl Near<'_> {
                 )
             };
         }
-        vectorized!({
+        vectorized!(w => {
+            let avx = w.avx();
             match (hood.wrap_each.x, hood.wrap_each.y) {
-                (false, false) => scan!(false, false),
-                (true, false) => scan!(true, false),
-                (false, true) => scan!(false, true),
-                (true, true) => scan!(true, true),
+                (false, false) => scan!(false, false, avx),
+                (true, false) => scan!(true, false, avx),
+                (false, true) => scan!(false, true, avx),
+                (true, true) => scan!(true, true, avx),
             }
         });
         true

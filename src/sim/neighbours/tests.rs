@@ -220,13 +220,13 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
                     let served = near.within_by_lanes(
                         s.pos[i],
                         radius,
-                        |_, _| u32::MAX,
+                        |_, _, _| u32::MAX,
                         |j, d2| lanes.push((j, d2.to_bits())),
                     );
                     near.within_by_lanes(
                         s.pos[i],
                         radius,
-                        |l, _| l.swarm.cmp_eq(F8::ZERO).move_mask(),
+                        |l, _, _| l.swarm.cmp_eq(F8::ZERO).move_mask(),
                         |j, d2| kept.push((j, d2.to_bits())),
                     );
                     near.for_each_within(s.pos[i], radius, |j, off| {
@@ -258,7 +258,7 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
                 near.within_by_lanes(
                     s.pos[i],
                     reach,
-                    |_, _| u32::MAX,
+                    |_, _, _| u32::MAX,
                     |_, _| panic!("no lanes here"),
                 )
             },
