@@ -112,7 +112,10 @@ impl Space {
             // Each axis is an angle on its own circle; the unit vectors are averaged.
             let ax = (p.x / self.width * TAU) as f64;
             let ay = (p.y / self.height * TAU) as f64;
-            CentroidTerm::Angles([libm::cos(ax), libm::sin(ax), libm::cos(ay), libm::sin(ay)])
+            // One argument reduction an angle: libm's `sincos` gives its `sin` and `cos` to
+            // the bit (the same steps; a test checks it).
+            let ((sx, cx), (sy, cy)) = (libm::sincos(ax), libm::sincos(ay));
+            CentroidTerm::Angles([cx, sx, cy, sy])
         } else {
             CentroidTerm::Point(p)
         }
@@ -240,6 +243,40 @@ fn bounce_axis(x: f32, v: f32, l: f32) -> (f32, f32) {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// The centroid terms take each angle's sine and cosine from libm's `sincos`: the very
+    /// bits of its `sin` and `cos`, for the angles a position gives (an `f32` in `[0, 2π]`),
+    /// the small ones where `sin` and `sincos` test different bounds included.
+    #[test]
+    fn sincos_gives_the_bits_of_sin_and_cos() {
+        let mut angles: Vec<f32> = vec![0.0, f32::MIN_POSITIVE, 1e-30, 1e-10, TAU];
+        for edge in [
+            1.053_671_2e-8, // 2^-27 · √2, where `cos` and `sincos` stop returning 1 and x
+            1.490_116_1e-8, // 2^-26, where `sin` stops returning x
+            std::f32::consts::FRAC_PI_4,
+            std::f32::consts::FRAC_PI_2,
+            std::f32::consts::PI,
+            3.0 * std::f32::consts::FRAC_PI_2,
+            TAU,
+        ] {
+            let mut x = edge;
+            for _ in 0..64 {
+                x = x.next_down();
+            }
+            for _ in 0..128 {
+                angles.push(x);
+                x = x.next_up();
+            }
+        }
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(8);
+        angles.extend((0..200_000).map(|_| rng.random::<f32>() * TAU));
+        for a in angles {
+            let a = a as f64;
+            let (s, c) = libm::sincos(a);
+            assert_eq!(s.to_bits(), libm::sin(a).to_bits(), "sin {a:e}");
+            assert_eq!(c.to_bits(), libm::cos(a).to_bits(), "cos {a:e}");
+        }
+    }
 
     #[test]
     fn wrap_axis_maps_into_half_open_interval() {

@@ -1,8 +1,9 @@
 //! What a block run by [`vectorized!`](super::vectorized) knows of the vector width it is
 //! compiled for ([`Width`]: [`Baseline`] or [`Avx`]), and the few operations written by hand for
 //! a width where LLVM does not find good code from plain lane arithmetic on its own: the AVX
-//! paths' transposing lane sums ([`Avx::sums`]; the metrics sample's flock pass has its block
-//! of eight in AVX instructions too, beside its plain form). No systems live here.
+//! paths' transposing lane sums ([`Avx::sums`]). The other hand-written AVX code is the
+//! metrics sample's flock test, `FlockTest::block_avx` in `sim/metrics/structure.rs`. No
+//! systems live here.
 
 use super::F8;
 

@@ -233,13 +233,13 @@ impl Link<'_> {
 }
 
 /// The flock pass's test of a block of eight neighbourhood entries around one boid (see
-/// [`flocks_and_nearest`]), in two forms that give the same bits: plain lanes on every path,
-/// and AVX instructions on the paths that have them. Left to itself, LLVM carried the lanes'
-/// masks through 128-bit halves, packing and widening them between the tests, and the block
-/// took about a hundred instructions.
+/// [`flocks_and_nearest`]), in two forms that give the same bits: AVX instructions on the
+/// AVX2 and AVX-512 paths, plain lanes on the baseline path (and in the test that compares the
+/// two). Left to itself, LLVM carried the plain form's masks through 128-bit halves, packing
+/// and widening them between the tests, and the block took about a hundred instructions.
 #[derive(Clone, Copy)]
 struct FlockTest {
-    /// The boid's swarm lane.
+    /// The boid's swarm index as a float, as [`Lanes::swarm`] holds it.
     swarm: f32,
     /// The boid's position, px, as the world holds it.
     centre: Vec2,
@@ -248,11 +248,11 @@ struct FlockTest {
 }
 
 impl FlockTest {
-    /// Keeps in `nearest` (squared distances' bits, lane by lane) the smaller of each lane's
-    /// and the squared distance `d2` of a neighbour of the boid's swarm at a distance within
-    /// the radius; returns the mask of the lanes to pass on one by one: those neighbours when
-    /// ahead of the boid (after it by y, then x), the boid's own swarm at its very point, and
-    /// isolated boids.
+    /// Lowers `nearest[k]` (a squared distance's bits) to `d2[k]` where lane `k` holds a boid
+    /// of this boid's swarm with `0 < d2 < r2`. Returns the bits of the lanes to pass on one by
+    /// one: boids of the swarm with `d2 > 0` ahead of this one (greater y, or equal y and
+    /// greater x), boids of the swarm at `d2 = 0` (this one among them), and isolated boids.
+    /// The caller keeps only the bits of lanes within the radius.
     #[inline(always)]
     fn block(&self, l: &Lanes, d2: F8, avx: Option<Avx>, nearest: &mut [u32; 8]) -> u32 {
         #[cfg(target_arch = "x86_64")]

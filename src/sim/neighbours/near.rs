@@ -107,9 +107,10 @@ impl Near<'_> {
     /// [`Near::for_each_within`], in its order, found eight candidates at a time in the packed
     /// copy of the neighbourhood — and returns true; otherwise calls nothing and returns false.
     /// `keep(lanes, d2, avx)` filters a block of eight candidates at once (see
-    /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore. `avx` is the
-    /// path's AVX operations where it has them (see [`Width`]), for a `keep` written for a
-    /// width by hand. Mark both closures `#[inline(always)]`.
+    /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore. `avx` is `Some`
+    /// on the AVX2 and AVX-512 paths and `None` on the baseline one (see [`Width`]): its
+    /// presence proves the CPU has AVX, so a `keep` may then use AVX instructions. Mark both
+    /// closures `#[inline(always)]`.
     #[inline(always)]
     pub fn within_by_lanes(
         &self,
