@@ -374,7 +374,7 @@ impl Path {
 
 /// Runs a block compiled for the [`Path::current`] vector width: `vectorized!({ … })`, or
 /// `vectorized!(w => { … })` to have the block's [`Width`] as `w` (for the operations written
-/// once per width, such as [`Width::sums`]). The block is compiled once per path, each copy
+/// once per width, such as [`Avx::sums`]). The block is compiled once per path, each copy
 /// inside a function built for that path's instructions, so whatever it inlines (every [`F8`]
 /// operation is `#[inline(always)]`) uses them. (A macro, not a function taking a closure: one
 /// closure called from every path would be compiled once, for the baseline; and the block's

@@ -69,7 +69,7 @@ impl Avx {
     }
 }
 
-/// The transposing lane sums of [`Width::sums`] in AVX instructions.
+/// The transposing lane sums of [`Avx::sums`] in AVX instructions.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::F8;

@@ -235,8 +235,8 @@ impl Link<'_> {
 /// The flock pass's test of a block of eight neighbourhood entries around one boid (see
 /// [`flocks_and_nearest`]), in two forms that give the same bits: AVX instructions on the
 /// AVX2 and AVX-512 paths, plain lanes on the baseline path (and in the test that compares the
-/// two). Left to itself, LLVM carried the plain form's masks through 128-bit halves, packing
-/// and widening them between the tests, and the block took about a hundred instructions.
+/// two). On the AVX2 path LLVM compiled the plain form by carrying its masks through 128-bit
+/// halves, packing and widening them between the tests: about a hundred instructions a block.
 #[derive(Clone, Copy)]
 struct FlockTest {
     /// The boid's swarm index as a float, as [`Lanes::swarm`] holds it.
@@ -248,11 +248,11 @@ struct FlockTest {
 }
 
 impl FlockTest {
-    /// Lowers `nearest[k]` (a squared distance's bits) to `d2[k]` where lane `k` holds a boid
-    /// of this boid's swarm with `0 < d2 < r2`. Returns the bits of the lanes to pass on one by
-    /// one: boids of the swarm with `d2 > 0` ahead of this one (greater y, or equal y and
-    /// greater x), boids of the swarm at `d2 = 0` (this one among them), and isolated boids.
-    /// The caller keeps only the bits of lanes within the radius.
+    /// Lowers `nearest[k]` (a squared distance's bits) to `d2[k]`, if smaller, where lane `k`
+    /// holds a boid of this boid's swarm with `0 < d2 < r2`. Returns the bits of the lanes to
+    /// pass on one by one: boids of the swarm with `d2 > 0` ahead of this one (greater y, or
+    /// equal y and greater x), boids of the swarm at `d2 = 0` (this one among them), and
+    /// isolated boids. The caller keeps only the bits of lanes within the radius.
     #[inline(always)]
     fn block(&self, l: &Lanes, d2: F8, avx: Option<Avx>, nearest: &mut [u32; 8]) -> u32 {
         #[cfg(target_arch = "x86_64")]
