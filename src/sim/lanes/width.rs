@@ -2,7 +2,7 @@
 //! compiled for ([`Width`]: [`Baseline`] or [`Avx`]), and the few operations written by hand for
 //! a width where LLVM does not find good code from plain lane arithmetic on its own: the AVX
 //! paths' transposing lane sums ([`Avx::sums`]). The other hand-written AVX code is the
-//! metrics sample's flock test, `FlockTest::block_avx` in `sim/metrics/structure.rs`. No
+//! metrics sample's flock test, `FlockTest::block_avx` in `sim/metrics/flocks.rs`. No
 //! systems live here.
 
 use super::F8;

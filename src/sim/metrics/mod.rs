@@ -2,20 +2,22 @@
 //! `sample_every` simulated seconds in `SimSystems::Sample` from the step's snapshot (the state
 //! at the start of the step) and kept for the whole run in `MetricsLog`. Cumulative counters
 //! (dead, born, caught) live in `Tally`, which the modules that kill, bear or catch update. The
-//! measures are pure functions in `structure`; `sample` holds the one list of them that every
-//! output is written from.
+//! measures are pure functions in `structure` and `flocks`; `sample` holds the one list of
+//! them that every output is written from.
 
+mod flocks;
 mod sample;
 mod structure;
 #[cfg(test)]
 mod tests;
 
+pub use flocks::{flock_counts, flocks, flocks_and_nearest};
 pub use sample::{Cell, GroupSample, Measure, SWARM_MEASURES, Sample, Spread};
 pub use structure::{
     MIN_SHAPED_FLOCK, coefficient_of_variation, coefficient_of_variation_of, cohesion_and_rms,
-    cohesion_and_rms_about, cohesion_and_rms_of, elongation, flock_counts, flock_structure,
-    flock_structure_about, flocks, flocks_and_nearest, milling, nearest_same_swarm,
-    offsets_from_centre, polarisation, swarm_and_flock_centres,
+    cohesion_and_rms_about, cohesion_and_rms_of, elongation, flock_structure,
+    flock_structure_about, milling, nearest_same_swarm, offsets_from_centre, polarisation,
+    swarm_and_flock_centres,
 };
 
 use bevy::prelude::*;
