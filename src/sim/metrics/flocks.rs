@@ -245,9 +245,9 @@ pub fn flocks(index: &IndexRef, snapshot: &Snapshot, config: &SimConfig) -> [Vec
 }
 
 /// [`flocks`], and by slot the distance to the nearest other boid of the same swarm within the
-/// swarm's alignment radius (+∞ where there is none: [`nearest_same_swarm`] searches further),
-/// from one pass over every boid's neighbourhood (the index's batched traversal, cell by cell
-/// on the grid): the sample's nearest-neighbour search starts at that radius, so the same
+/// swarm's alignment radius (+∞ where there is none: [`super::nearest_same_swarm`] searches
+/// further), from one pass over every boid's neighbourhood (the index's batched traversal, cell
+/// by cell on the grid): the sample's nearest-neighbour search starts at that radius, so the same
 /// neighbours serve both. Links are joined as they are found, on every thread at once.
 pub fn flocks_and_nearest(
     index: &IndexRef,
