@@ -172,7 +172,7 @@ fn damaged_foreign_and_other_version_files_are_refused() {
         Err(CheckpointError::Version { format: 99, .. })
     ));
     let message = decode(&other).unwrap_err().to_string();
-    assert!(!message.contains('\n') && message.contains("version that wrote it"));
+    assert!(!message.contains('\n') && message.contains("a build of that version and format"));
 }
 
 #[test]

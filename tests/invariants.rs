@@ -105,7 +105,7 @@ fn population_is_conserved_at_every_sample() {
 
 #[test]
 fn seeks_and_flights_are_zero_once_no_doctor_is_left() {
-    use pandemic_boids::sim::agent::Steering;
+    use pandemic_boids::sim::steering::Steering;
     use pandemic_boids::sim::swarm::Swarm;
     // A crowded world with doctors seeking the nearest infected and Antivax boids fleeing them.
     let mut config = SimConfig::default();
@@ -117,13 +117,14 @@ fn seeks_and_flights_are_zero_once_no_doctor_is_left() {
     config.epidemic.p_initial_infect_normal = 0.3;
     config.doctors.behavior = DoctorBehavior::SeekNearest;
     let mut sim = Simulation::new(config, None);
+    sim.world_mut().insert_resource(Steering::keeping_parts());
     let forces = |sim: &mut Simulation| {
-        let world = sim.world_mut();
-        let mut q = world.query::<(&Swarm, &Steering)>();
+        let steering = sim.world().resource::<Steering>();
         let (mut seeks, mut flights) = (0, 0);
-        for (_, st) in q.iter(world) {
-            seeks += usize::from(st.seek != Default::default());
-            flights += usize::from(st.repulsion != Default::default());
+        for i in 0..steering.len() {
+            let parts = steering.parts(i).unwrap();
+            seeks += usize::from(parts.seek != Default::default());
+            flights += usize::from(parts.repulsion != Default::default());
         }
         (seeks, flights)
     };

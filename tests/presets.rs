@@ -224,8 +224,9 @@ fn the_reports_own_model_with_its_published_weights_does_what_the_readme_says() 
 
 #[test]
 fn the_default_scenario_shows_every_mechanism_within_a_minute_on_most_seeds() {
-    use pandemic_boids::sim::agent::Steering;
     use pandemic_boids::sim::epidemic::EpidemicStats;
+    use pandemic_boids::sim::neighbours::Snapshot;
+    use pandemic_boids::sim::steering::Steering;
     use pandemic_boids::sim::transmission::TransmissionLog;
     let base = SimConfig::load(Some(&scenarios().join("default.toml")), &[]).unwrap();
     let mut told = 0;
@@ -234,16 +235,19 @@ fn the_default_scenario_shows_every_mechanism_within_a_minute_on_most_seeds() {
         let mut c = base.clone();
         c.seed = seed;
         let mut sim = Simulation::new(c, None);
+        sim.world_mut().insert_resource(Steering::keeping_parts());
         // Antivax boids flee doctors: some step has an Antivax boid with a repulsion force.
         let mut fled = false;
         while !sim.reached(60.0) {
             sim.step();
             if !fled && sim.clock().step.is_multiple_of(10) {
-                let world = sim.world_mut();
-                let mut q = world.query::<(&Swarm, &Steering)>();
-                fled = q
-                    .iter(world)
-                    .any(|(s, st)| *s == Swarm::Antivax && st.repulsion != Default::default());
+                let world = sim.world();
+                let (boids, steering) =
+                    (world.resource::<Snapshot>(), world.resource::<Steering>());
+                fled = (0..steering.len()).any(|i| {
+                    boids.swarm[i] == Swarm::Antivax
+                        && steering.parts(i).unwrap().repulsion != Default::default()
+                });
             }
         }
         sim.observe();

@@ -181,32 +181,6 @@ pub struct Breeding {
     pub ready_at: f64,
 }
 
-/// This step's steering contributions, px/s². The integrator adds them up; each is written by
-/// the module that owns it, so no two systems touch the same field.
-#[derive(
-    Component, Reflect, Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize,
-)]
-#[reflect(Component)]
-pub struct Steering {
-    /// Separation + alignment + cohesion, weighted (flocking module).
-    pub flocking: Vec2,
-    /// Random acceleration (flocking module).
-    pub noise: Vec2,
-    /// Doctor seek toward the infected (doctors module).
-    pub seek: Vec2,
-    /// Antivax flight from doctors (antivax module).
-    pub repulsion: Vec2,
-    /// Flight from predators (predators module).
-    pub flee: Vec2,
-}
-
-impl Steering {
-    /// The total acceleration F of docs/model.md §4.
-    pub fn total(&self) -> Vec2 {
-        self.flocking + self.noise + self.seek + self.repulsion + self.flee
-    }
-}
-
 /// The next id to hand out.
 #[derive(Resource, Default, Debug)]
 pub struct IdCounter(pub u64);
@@ -245,16 +219,7 @@ pub fn boid(
     velocity: Vec2,
     health: Health,
     breeding: Breeding,
-) -> (
-    Boid,
-    AgentId,
-    Swarm,
-    Position,
-    Velocity,
-    Health,
-    Breeding,
-    Steering,
-) {
+) -> (Boid, AgentId, Swarm, Position, Velocity, Health, Breeding) {
     (
         Boid,
         id,
@@ -263,7 +228,6 @@ pub fn boid(
         Velocity(velocity),
         health,
         breeding,
-        Steering::default(),
     )
 }
 
@@ -321,27 +285,18 @@ pub fn recruit_population(config: &SimConfig, rng: &mut impl Rng) -> Vec<Recruit
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.register_type::<(
-        Position,
-        Velocity,
-        AgentId,
-        Boid,
-        Swarm,
-        Health,
-        Breeding,
-        Steering,
-    )>()
-    .init_resource::<IdCounter>()
-    .insert_resource(ResetRequest {
-        pending: true,
-        seed: None,
-    })
-    .add_systems(
-        FixedUpdate,
-        begin_run
-            .run_if(|r: Res<ResetRequest>| r.pending)
-            .in_set(SimSystems::Spawn),
-    );
+    app.register_type::<(Position, Velocity, AgentId, Boid, Swarm, Health, Breeding)>()
+        .init_resource::<IdCounter>()
+        .insert_resource(ResetRequest {
+            pending: true,
+            seed: None,
+        })
+        .add_systems(
+            FixedUpdate,
+            begin_run
+                .run_if(|r: Res<ResetRequest>| r.pending)
+                .in_set(SimSystems::Spawn),
+        );
 }
 
 /// Despawns every simulated entity (boids and predators: whatever has a `Position`).

@@ -1,15 +1,16 @@
 //! Antivax behaviour (docs/model.md §5.4): Antivax boids flee doctors within `repulsion_radius`
 //! with `truncate(unit(mean_j unit(p_i − p_d)/d)·v_max − v, F_max) · repulsion_weight`. (Conversion
 //! at spawn is part of recruitment; flocking with their own kind falls out of the swarm rules.)
-//! `flee_doctors` runs in `SimSystems::Steer` and owns `Steering::repulsion`.
+//! `flee_doctors` runs in `SimSystems::Steer` and adds each Antivax boid's flight to its
+//! `Steering`.
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, steer};
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot, Targets};
 use crate::sim::schedule::SteerSystems;
+use crate::sim::steering::{Part, Steering};
 use crate::sim::swarm::Swarm;
 
 /// The doctors an Antivax boid flees, summed as they are found: `Σ unit(p_i − p_d)/d` and how
@@ -64,43 +65,32 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(FixedUpdate, flee_doctors.in_set(SteerSystems::Repulsion));
 }
 
-/// Writes every boid's `Steering::repulsion` (zero unless Antivax with a doctor near).
-fn flee_doctors(
-    config: Res<SimConfig>,
-    neighbours: Neighbours,
-    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
-) {
+/// Adds every boid's flight from doctors to its steering (zero unless Antivax with a doctor
+/// near; nothing when no one can flee).
+fn flee_doctors(config: Res<SimConfig>, neighbours: Neighbours, mut steering: ResMut<Steering>) {
     let s = &*neighbours.snapshot;
     let p = &config.swarms.antivax;
     let a = &config.antivax;
     let radius = a.repulsion_radius;
     // Every Antivax boid's flight, by slot, from one traversal of their neighbourhoods among
     // the doctors (a few of the boids). Without Antivax boids or without doctors no one flees:
-    // nothing to index or search, every flight is zero.
-    let flees = s.swarm.contains(&Swarm::Antivax) && s.swarm.contains(&Swarm::Doctor);
-    let forces: Option<Vec<Vec2>> = flees.then(|| {
-        neighbours.index().map_near(
-            s,
-            radius,
-            true,
-            |i| s.swarm[i] == Swarm::Antivax,
-            Targets::Where(&|j| s.swarm[j] == Swarm::Doctor),
-            |i, doctors| {
-                let mut flight = Flight::default();
-                doctors.for_each_within(s.pos[i], radius, |_, offset| flight.add(offset));
-                flight.force(s.vel[i], p.max_speed, p.max_force, a.repulsion_weight)
-            },
-        )
-    });
-    crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
-        let f = forces
-            .as_ref()
-            .and_then(|forces| s.slot_of(entity).map(|i| forces[i]))
-            .unwrap_or(Vec2::ZERO);
-        if steering.repulsion != f {
-            steering.repulsion = f;
-        }
-    });
+    // nothing to index, search or add.
+    if !(s.swarm.contains(&Swarm::Antivax) && s.swarm.contains(&Swarm::Doctor)) {
+        return;
+    }
+    let forces = neighbours.index().map_near(
+        s,
+        radius,
+        true,
+        |i| s.swarm[i] == Swarm::Antivax,
+        Targets::Where(&|j| s.swarm[j] == Swarm::Doctor),
+        |i, doctors| {
+            let mut flight = Flight::default();
+            doctors.for_each_within(s.pos[i], radius, |_, offset| flight.add(offset));
+            flight.force(s.vel[i], p.max_speed, p.max_force, a.repulsion_weight)
+        },
+    );
+    steering.add(Part::Repulsion, |i| forces[i]);
 }
 
 #[cfg(test)]

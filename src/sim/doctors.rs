@@ -2,16 +2,15 @@
 //! boid other than itself within `seek_radius`) and `seek_centroid` (the torus centroid of every
 //! infected boid), steering with a clamped Reynolds seek scaled by `seek_weight`. Curing itself is
 //! part of the epidemic. Isolated boids (docs/model.md §11) are not sought. `seek_infected` runs in
-//! `SimSystems::Steer` and owns `Steering::seek`.
+//! `SimSystems::Steer` and adds each doctor's seek to its `Steering`.
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{Boid, Steering};
 use crate::sim::config::{DoctorBehavior, SimConfig};
 use crate::sim::math::steer;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot, SubsetIndex};
-use crate::sim::parallel::fill;
 use crate::sim::schedule::{SimSystems, SteerSystems};
+use crate::sim::steering::{Part, Steering};
 use crate::sim::swarm::Swarm;
 
 /// Radius of the first ring `seek_nearest` searches, px.
@@ -90,12 +89,13 @@ fn index_infected(
     }
 }
 
-/// Writes every boid's `Steering::seek` (zero for non-doctors and passive doctors).
+/// Adds every doctor's seek to its steering (zero for passive doctors; nothing without
+/// doctors, or when all are passive).
 fn seek_infected(
     config: Res<SimConfig>,
     neighbours: Neighbours,
     infected: Res<InfectedIndex>,
-    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+    mut steering: ResMut<Steering>,
 ) {
     let s = &*neighbours.snapshot;
     let index = &infected.0;
@@ -107,7 +107,7 @@ fn seek_infected(
     let params = &config.swarms.doctor;
     let space = s.space();
     // Every doctor's seek by slot, worked out in parallel (a doctor's search is most of the
-    // work), then written to the components.
+    // work) as it is added.
     let seek_of = |i: usize| {
         if s.swarm[i] != Swarm::Doctor {
             return Vec2::ZERO;
@@ -129,22 +129,10 @@ fn seek_infected(
             )
         })
     };
-    // Passive doctors, or none: every seek is zero, with nothing to search.
-    let seeks = behavior != DoctorBehavior::Passive && s.swarm.contains(&Swarm::Doctor);
-    let seek: Option<Vec<Vec2>> = seeks.then(|| {
-        let mut seek = vec![Vec2::ZERO; s.len()];
-        fill(&mut seek, seek_of);
-        seek
-    });
-    crate::for_each_item!(boids, s.len(), |(entity, mut steering)| {
-        let seek = seek
-            .as_ref()
-            .and_then(|seek| s.slot_of(entity).map(|i| seek[i]))
-            .unwrap_or(Vec2::ZERO);
-        if steering.seek != seek {
-            steering.seek = seek;
-        }
-    });
+    // Passive doctors, or none: every seek is zero, with nothing to search or add.
+    if behavior != DoctorBehavior::Passive && s.swarm.contains(&Swarm::Doctor) {
+        steering.add(Part::Seek, seek_of);
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub mod rng;
 pub mod schedule;
 pub mod space;
 pub mod stats;
+pub mod steering;
 pub mod swarm;
 pub mod transmission;
 
@@ -58,6 +59,7 @@ fn plugin(app: &mut App) {
         flocking::plugin,
         doctors::plugin,
         antivax::plugin,
+        steering::plugin,
         movement::plugin,
         epidemic::plugin,
         population::plugin,

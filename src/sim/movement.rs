@@ -1,14 +1,16 @@
 //! Integration (docs/model.md §4): semi-implicit Euler with the speed band `[v_min, v_max]` and the
 //! world boundary. `integrate` is the pure maths; `move_boids` (phase `SimSystems::Integrate`)
-//! applies it to every boid with the step's `Time::delta`, in parallel.
+//! applies it to every boid with its total `Steering` and the step's `Time::delta`, in parallel.
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{Boid, Isolated, Position, Steering, Velocity};
+use crate::sim::agent::{Boid, Isolated, Position, Velocity};
 use crate::sim::config::SimConfig;
 use crate::sim::math::{UNIT_EPSILON, truncate};
+use crate::sim::neighbours::Snapshot;
 use crate::sim::schedule::IntegrateSystems;
 use crate::sim::space::Space;
+use crate::sim::steering::Steering;
 use crate::sim::swarm::Swarm;
 
 /// Speed limits of a mover.
@@ -50,12 +52,15 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(FixedUpdate, move_boids.in_set(IntegrateSystems::Boids));
 }
 
-/// Applies every boid's total steering for one step.
+/// Applies every boid's total steering for one step (none for a boid the step's snapshot
+/// does not have).
 fn move_boids(
     config: Res<SimConfig>,
     time: Res<Time>,
+    snapshot: Res<Snapshot>,
+    steering: Res<Steering>,
     mut boids: Query<
-        (&mut Position, &mut Velocity, &Swarm, &Steering),
+        (Entity, &mut Position, &mut Velocity, &Swarm),
         (With<Boid>, Without<Isolated>),
     >,
 ) {
@@ -69,15 +74,11 @@ fn move_boids(
         }
     });
     let n = boids.iter().len();
-    crate::for_each_item!(boids, n, |(mut pos, mut vel, swarm, steering)| {
-        let (p, v) = integrate(
-            pos.0,
-            vel.0,
-            steering.total(),
-            dt,
-            bands[swarm.index()],
-            &space,
-        );
+    crate::for_each_item!(boids, n, |(entity, mut pos, mut vel, swarm)| {
+        let force = snapshot
+            .slot_of(entity)
+            .map_or(Vec2::ZERO, |i| steering.total(i));
+        let (p, v) = integrate(pos.0, vel.0, force, dt, bands[swarm.index()], &space);
         pos.0 = p;
         vel.0 = v;
     });

@@ -8,8 +8,8 @@
 //! 4. [`SimSystems::Sample`] — sample metrics and the epidemic's peak of the state at the
 //!    start of the step, when a sample is due.
 //! 5. [`SimSystems::Sense`] — perception steering depends on (predator fear).
-//! 6. [`SimSystems::Steer`] — steering accelerations into `Steering`, in the order of
-//!    [`SteerSystems`]: flocking, doctors' seek, Antivax repulsion.
+//! 6. [`SimSystems::Steer`] — steering accelerations added up in `Steering`, in the order of
+//!    [`SteerSystems`]: flocking, doctors' seek, Antivax repulsion, flight from predators.
 //! 7. [`SimSystems::Integrate`] — boids move, then predators ([`IntegrateSystems`]).
 //! 8. [`SimSystems::Epidemic`] — infection, cure, death, recovery and waning immunity,
 //!    decided on the state at the start of the step.
@@ -54,7 +54,7 @@ pub enum SimSystems {
     Sample,
     /// 5. Perception that steering depends on (predator fear and its weight gain).
     Sense,
-    /// 6. Steering accelerations into each boid's `Steering` (flocking, seek, repulsion).
+    /// 6. Steering accelerations added up in `Steering` (flocking, seek, repulsion, flight).
     Steer,
     /// 7. Integrate velocity and position with the step's dt; apply the boundary.
     Integrate,
@@ -69,17 +69,19 @@ pub enum SimSystems {
     Advance,
 }
 
-/// The steering contributions of [`SimSystems::Steer`], in order. Each writes its own field of
-/// `Steering`; the order makes a step's schedule the same on every run. (Predator flight,
-/// `Steering::flee`, is written earlier, in [`SimSystems::Sense`].)
+/// The steering contributions of [`SimSystems::Steer`], in order: flocking starts each boid's
+/// sum in `Steering` and the others add their parts to it, so the order fixes how a boid's
+/// acceleration is rounded. A new force joins after `Flee` (or in a new variant here).
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SteerSystems {
-    /// Separation, alignment, cohesion and noise (`Steering::flocking`, `::noise`).
+    /// Separation, alignment, cohesion and noise (they start the sums).
     Flocking,
-    /// Doctors seeking the infected (`Steering::seek`).
+    /// Doctors seeking the infected.
     Seek,
-    /// Antivax boids fleeing doctors (`Steering::repulsion`).
+    /// Antivax boids fleeing doctors.
     Repulsion,
+    /// Boids fleeing predators (their fear is sensed in [`SimSystems::Sense`]).
+    Flee,
 }
 
 /// The two parts of [`SimSystems::Integrate`], in order: boids move, then predators (both
@@ -159,6 +161,7 @@ pub fn order_simulation(app: &mut App) {
                 SteerSystems::Flocking,
                 SteerSystems::Seek,
                 SteerSystems::Repulsion,
+                SteerSystems::Flee,
             )
                 .chain()
                 .in_set(SimSystems::Steer),

@@ -25,6 +25,7 @@ use bevy_egui::EguiPlugin;
 use bevy_inspector_egui::DefaultInspectorConfigPlugin;
 
 use crate::sim::schedule::order_view;
+use crate::sim::steering::Steering;
 
 /// Everything that draws and takes input: sprites, camera, egui panels.
 pub struct ViewPlugin;
@@ -63,7 +64,9 @@ fn plugin(app: &mut App) {
 /// Input, run controls, selection, parameter edits and the egui panels — what needs no
 /// renderer, so it also runs headless (given an egui context; tests drive the panels so).
 fn panels(app: &mut App) {
-    app.init_resource::<overlays::Overlays>()
+    // The inspector shows the selected boid's steering part by part.
+    app.insert_resource(Steering::keeping_parts())
+        .init_resource::<overlays::Overlays>()
         .init_resource::<link::CurrentScenario>()
         .init_resource::<transmissions::TransmissionLines>()
         .init_resource::<camera::CameraView>()

@@ -10,8 +10,9 @@ use super::Checkpoint;
 
 /// The first eight bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"PBOIDCKP";
-/// The layout of the body; a file with another is refused.
-pub const FORMAT_VERSION: u32 = 1;
+/// The layout of the body; a file with another is refused. 2: a boid no longer carries the
+/// last step's steering (a step works it out before using it).
+pub const FORMAT_VERSION: u32 = 2;
 /// The version of pandemic-boids writing (a checkpoint restores bit-exactly only into the
 /// code that wrote it).
 pub const CRATE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -40,7 +41,7 @@ pub enum CheckpointError {
     Corrupt,
     /// Written with another format or by another version.
     #[error(
-        "the checkpoint was written by pandemic-boids {crate_version} (format {format}); this is {} (format {}): resume it with the version that wrote it",
+        "the checkpoint was written by pandemic-boids {crate_version} (format {format}); this is {} (format {}): resume it with a build of that version and format",
         CRATE_VERSION,
         FORMAT_VERSION
     )]

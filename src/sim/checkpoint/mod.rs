@@ -18,8 +18,8 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 use crate::sim::agent::{
-    AgentId, Boid, Breeding, Health, IdCounter, Isolated, Position, ResetRequest, Steering,
-    Velocity, boid, despawn_simulated,
+    AgentId, Boid, Breeding, Health, IdCounter, Isolated, Position, ResetRequest, Velocity, boid,
+    despawn_simulated,
 };
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
@@ -29,9 +29,10 @@ use crate::sim::flocking::WeightGain;
 use crate::sim::interventions::InterventionLog;
 use crate::sim::metrics::{ActiveInterventions, MetricsLog, Tally};
 use crate::sim::neighbours::{IndexState, Snapshot};
-use crate::sim::predators::{Predator, PredatorIndex};
+use crate::sim::predators::{Predator, PredatorIndex, PreyFlight};
 use crate::sim::rng::SimRng;
 use crate::sim::schedule::StepMode;
+use crate::sim::steering::Steering;
 use crate::sim::swarm::Swarm;
 use crate::sim::transmission::TransmissionLog;
 
@@ -52,8 +53,6 @@ pub struct BoidState {
     pub health: Health,
     /// Sex and when it may breed again.
     pub breeding: Breeding,
-    /// The last step's steering (shown by the inspector; every step rewrites what it uses).
-    pub steering: Steering,
     /// Detected by test-and-isolate, if it is.
     pub isolated: Option<Isolated>,
 }
@@ -154,7 +153,7 @@ impl Checkpoint {
 }
 
 /// The components a checkpoint saves, by type name.
-pub fn saved_components() -> [&'static str; 10] {
+pub fn saved_components() -> [&'static str; 9] {
     [
         type_name::<Boid>(),
         type_name::<AgentId>(),
@@ -163,7 +162,6 @@ pub fn saved_components() -> [&'static str; 10] {
         type_name::<Velocity>(),
         type_name::<Health>(),
         type_name::<Breeding>(),
-        type_name::<Steering>(),
         type_name::<Isolated>(),
         type_name::<Predator>(),
     ]
@@ -187,13 +185,15 @@ pub fn saved_resources() -> [&'static str; 10] {
 
 /// The simulation's resources every step rebuilds before reading (or that only steer the
 /// driver): a restore empties them.
-pub fn rebuilt_resources() -> [&'static str; 7] {
+pub fn rebuilt_resources() -> [&'static str; 9] {
     [
         type_name::<Snapshot>(),
         type_name::<IndexState>(),
         type_name::<InfectedIndex>(),
         type_name::<PredatorIndex>(),
         type_name::<WeightGain>(),
+        type_name::<PreyFlight>(),
+        type_name::<Steering>(),
         type_name::<StepMode>(),
         type_name::<ResetRequest>(),
     ]
@@ -253,7 +253,6 @@ pub fn capture(world: &mut World) -> Result<Checkpoint, CheckpointError> {
                 velocity,
                 health: *e.get::<Health>()?,
                 breeding: *e.get::<Breeding>()?,
-                steering: *e.get::<Steering>()?,
                 isolated: e.get::<Isolated>().copied(),
             })
         })();
@@ -305,6 +304,11 @@ pub fn restore(world: &mut World, checkpoint: &Checkpoint, config: SimConfig) {
     world.insert_resource(InfectedIndex::default());
     world.insert_resource(PredatorIndex::default());
     world.insert_resource(WeightGain::default());
+    world.insert_resource(PreyFlight::default());
+    // Kept parts stay kept (the window's inspector); the first step makes new ones.
+    if let Some(mut steering) = world.get_resource_mut::<Steering>() {
+        steering.clear();
+    }
     world.insert_resource(StepMode::Full);
     world.insert_resource(ResetRequest::default());
     // In the order the world held them, so every table iterates as it did.
@@ -319,7 +323,6 @@ pub fn restore(world: &mut World, checkpoint: &Checkpoint, config: SimConfig) {
                     b.health,
                     b.breeding,
                 ));
-                e.insert(b.steering);
                 if let Some(isolated) = b.isolated {
                     e.insert(isolated);
                 }

@@ -2,8 +2,8 @@
 //! within a swarm, field of view, noise; the baseline Shiffman Model B plus the `hybrid`,
 //! `adams`, `pygame` and `report` models. The maths is in `models`, the SIMD gathering in `gather`,
 //! Model B's force for eight boids at once in `batch`; `steer_boids` (phase `SimSystems::Steer`)
-//! traverses every boid's neighbourhood once, calls them, and writes `Steering::flocking` and
-//! `Steering::noise`, in parallel over boids.
+//! traverses every boid's neighbourhood once, calls them, and starts each boid's `Steering` with
+//! its flocking and noise accelerations, in parallel over boids.
 
 mod batch;
 mod gather;
@@ -20,13 +20,14 @@ pub use models::{
 
 use bevy::prelude::*;
 
-use crate::sim::agent::{Boid, Steering};
 use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, SteeringModel};
 use crate::sim::lanes::{F8, vectorized};
 use crate::sim::neighbours::{IndexRef, Near, Neighbours, Snapshot, Targets};
+use crate::sim::parallel::zip_runs;
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::schedule::SteerSystems;
+use crate::sim::steering::Steering;
 use crate::sim::swarm::Swarm;
 
 /// Per-boid factor on the three flocking weights this step, by snapshot slot; a boid without an
@@ -51,7 +52,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(FixedUpdate, steer_boids.in_set(SteerSystems::Flocking));
 }
 
-/// What the traversal learns of one boid for [`flocking_forces`]' second stage: its
+/// What the traversal learns of one boid for [`flocking_forces_into`]' second stage: its
 /// neighbour sums, noise, and the velocity and swarm the force needs (so the force is worked
 /// out without going back to the snapshot).
 #[derive(Clone, Copy, Debug, Default)]
@@ -62,20 +63,23 @@ struct Seen {
     swarm: Swarm,
 }
 
-/// Every boid's flocking and noise accelerations, px/s², indexed by snapshot slot, from one
-/// batched traversal of the neighbourhoods ([`IndexRef::map_near_batched`]): SIMD over
-/// contiguous candidates where the backend has them and the boid sees all round, one
-/// neighbour at a time otherwise; then the forces of each batch of boids, Model B's eight at a
-/// time ([`shiffman8`]). Each boid's result depends only on the snapshot, so the output is the
-/// same for any number of threads and any batching.
-pub fn flocking_forces(
+/// Every boid's flocking and noise accelerations, px/s², as `put(flocking, noise)` into `out`
+/// by snapshot slot, from one batched traversal of the neighbourhoods
+/// ([`IndexRef::map_near_batched`]): SIMD over contiguous candidates where the backend has them
+/// and the boid sees all round, one neighbour at a time otherwise; then the forces of each
+/// batch of boids, Model B's eight at a time ([`shiffman8`]). Each boid's result depends only
+/// on the snapshot, so the output is the same for any number of threads and any batching.
+#[allow(clippy::too_many_arguments)]
+pub fn flocking_forces_into<T: Send + Clone + Default + 'static>(
     snapshot: &Snapshot,
     index: &IndexRef,
     config: &SimConfig,
     gain: &WeightGain,
     dt: f32,
     step: u64,
-) -> Vec<(Vec2, Vec2)> {
+    put: impl Fn(Vec2, Vec2) -> T + Sync,
+    out: &mut [T],
+) {
     let model = config.steering_model;
     let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s), model));
     let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
@@ -120,12 +124,12 @@ pub fn flocking_forces(
         seen.swarm = swarm;
     };
     // Predator fear scales the flocking weights (docs/model.md §7).
-    let finish = |slots: &[u32], seen: &mut [Seen], out: &mut [(Vec2, Vec2)]| {
+    let finish = |slots: &[u32], seen: &mut [Seen], out: &mut [T]| {
         if model != SteeringModel::Shiffman {
             for ((o, s), &slot) in out.iter_mut().zip(seen.iter()).zip(slots) {
                 let params = config.swarms.get(s.swarm);
                 let force = flocking_force(model, &s.sums, s.vel, params, gain.of(slot as usize));
-                *o = (force, s.noise);
+                *o = put(force, s.noise);
             }
             return;
         }
@@ -142,35 +146,51 @@ pub fn flocking_forces(
                     F8(std::array::from_fn(|k| gain.of(slots[at(k)] as usize))),
                 );
                 for (k, o) in run.iter_mut().enumerate() {
-                    *o = (f.lane(k), seen[g * 8 + k].noise);
+                    *o = put(f.lane(k), seen[g * 8 + k].noise);
                 }
             }
         })
     };
-    index.map_near_batched(snapshot, reach, |_| true, Targets::Every, see, finish)
+    index.map_near_batched(snapshot, reach, |_| true, Targets::Every, see, finish, out);
 }
 
-/// Writes every boid's flocking and noise accelerations.
+/// Starts every boid's steering with its flocking and noise accelerations: their sum straight
+/// into the totals, or both parts too when they are kept.
 fn steer_boids(
     config: Res<SimConfig>,
     clock: Res<SimClock>,
     time: Res<Time>,
     gain: Res<WeightGain>,
     neighbours: Neighbours,
-    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+    mut steering: ResMut<Steering>,
 ) {
     let snapshot = &*neighbours.snapshot;
-    let forces = flocking_forces(
-        snapshot,
-        &neighbours.index(),
-        &config,
-        &gain,
-        time.delta_secs(),
-        clock.step,
-    );
-    crate::for_each_item!(boids, snapshot.len(), |(entity, mut steering)| {
-        if let Some(i) = snapshot.slot_of(entity) {
-            (steering.flocking, steering.noise) = forces[i];
+    let index = neighbours.index();
+    let (dt, step) = (time.delta_secs(), clock.step);
+    steering.start(snapshot.len(), |total, parts| match parts {
+        None => {
+            let sum = |flocking: Vec2, noise: Vec2| flocking + noise;
+            flocking_forces_into(snapshot, &index, &config, &gain, dt, step, sum, total);
+        }
+        Some(parts) => {
+            let mut forces = vec![(Vec2::ZERO, Vec2::ZERO); snapshot.len()];
+            let pair = |flocking, noise| (flocking, noise);
+            flocking_forces_into(
+                snapshot,
+                &index,
+                &config,
+                &gain,
+                dt,
+                step,
+                pair,
+                &mut forces,
+            );
+            zip_runs(total, parts, 1, |first, total, parts| {
+                for (k, (t, p)) in total.iter_mut().zip(parts).enumerate() {
+                    (p.flocking, p.noise) = forces[first + k];
+                    *t = p.flocking + p.noise;
+                }
+            });
         }
     });
 }

@@ -354,16 +354,24 @@ fn every_backend_gives_brute_force_forces_across_the_seam_and_with_fov() {
         for model in ALL_MODELS {
             config.steering_model = model;
             let gain = WeightGain::default();
-            let want = flocking_forces(
-                &b.snapshot,
-                &b.get(IndexKind::Brute),
-                &config,
-                &gain,
-                1.0 / 60.0,
-                3,
-            );
+            let forces = |kind| {
+                let mut out = vec![(Vec2::ZERO, Vec2::ZERO); b.snapshot.len()];
+                let (index, pair) = (b.get(kind), |f, n| (f, n));
+                flocking_forces_into(
+                    &b.snapshot,
+                    &index,
+                    &config,
+                    &gain,
+                    1.0 / 60.0,
+                    3,
+                    pair,
+                    &mut out,
+                );
+                out
+            };
+            let want = forces(IndexKind::Brute);
             for kind in [IndexKind::Kdtree, IndexKind::Grid] {
-                let got = flocking_forces(&b.snapshot, &b.get(kind), &config, &gain, 1.0 / 60.0, 3);
+                let got = forces(kind);
                 for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                     let tol = 1e-3 * (1.0 + w.0.length());
                     assert!(

@@ -218,14 +218,19 @@ impl IndexRef<'_> {
                     )
                 },
             ),
-            IndexRef::Grid(grid) if !few_targets => batched_on_grid(
-                grid,
-                reach,
-                source,
-                target,
-                |i, near, out: &mut T| *out = f(i, near),
-                |_, done: &mut [T], out: &mut [T]| out.swap_with_slice(done),
-            ),
+            IndexRef::Grid(grid) if !few_targets => {
+                let mut out = vec![T::default(); snapshot.len()];
+                batched_on_grid(
+                    grid,
+                    reach,
+                    source,
+                    target,
+                    |i, near, out: &mut T| *out = f(i, near),
+                    |_, done: &mut [T], out: &mut [T]| out.swap_with_slice(done),
+                    &mut out,
+                );
+                out
+            }
             IndexRef::Grid(_) => {
                 // A grid of the targets alone, with cells of the reach.
                 let mut subset = Grid::default();
@@ -249,14 +254,14 @@ impl IndexRef<'_> {
         }
     }
 
-    /// [`IndexRef::map_near`] in two stages, for a result worked out several boids at a time:
-    /// `f(slot, near, result)` fills `result`, which starts as `S::default()`, with the
-    /// source's intermediate result, and `finish(slots, results, out)` turns a batch of them
-    /// into theirs (`out[k]` of `results[k]`, the boid of slot `slots[k]`, alone: how boids
-    /// are batched must not change a result). On the grid the intermediate results live only
-    /// in a small buffer per thread, and the batches follow the traversal (cell order), so
-    /// nothing is read from the snapshot out of order; elsewhere they are all made first and
-    /// finished in slot order.
+    /// [`IndexRef::map_near`] in two stages, for a result worked out several boids at a time,
+    /// into `out` (by slot, one result a boid of the snapshot): `f(slot, near, result)` fills
+    /// `result`, which starts as `S::default()`, with the source's intermediate result, and
+    /// `finish(slots, results, out)` turns a batch of them into theirs (`out[k]` of
+    /// `results[k]`, the boid of slot `slots[k]`, alone: how boids are batched must not change
+    /// a result). On the grid the intermediate results live only in a small buffer per
+    /// thread, and the batches follow the traversal (cell order), so nothing is read from the
+    /// snapshot out of order; elsewhere they are all made first and finished in slot order.
     pub fn map_near_batched<S: Send + Clone + Default + 'static, T>(
         &self,
         snapshot: &Snapshot,
@@ -265,8 +270,8 @@ impl IndexRef<'_> {
         target: Targets,
         f: impl Fn(usize, &Near, &mut S) + Sync,
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
-    ) -> Vec<T>
-    where
+        out: &mut [T],
+    ) where
         T: Send + Clone + Default + 'static,
     {
         let IndexRef::Grid(grid) = self else {
@@ -275,8 +280,7 @@ impl IndexRef<'_> {
                 f(i, near, &mut result);
                 result
             });
-            let mut out = vec![T::default(); done.len()];
-            zip_runs(&mut done, &mut out, BATCH, |first, done, out| {
+            zip_runs(&mut done, out, BATCH, |first, done, out| {
                 for (k, (done, out)) in done
                     .chunks_mut(BATCH)
                     .zip(out.chunks_mut(BATCH))
@@ -287,9 +291,9 @@ impl IndexRef<'_> {
                     finish(&slots[..done.len()], done, out);
                 }
             });
-            return out;
+            return;
         };
-        batched_on_grid(grid, reach, source, target, f, finish)
+        batched_on_grid(grid, reach, source, target, f, finish, out);
     }
 }
 
@@ -303,7 +307,8 @@ fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Defaul
     target: Targets,
     f: impl Fn(usize, &Near, &mut S) + Sync,
     finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
-) -> Vec<T> {
+    out: &mut [T],
+) {
     grid.map_by_cell(
         reach,
         |e| source(grid.slot[e] as usize),
@@ -316,7 +321,8 @@ fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Defaul
             f(grid.slot[e] as usize, &Near { kind, target }, result);
         },
         finish,
-    )
+        out,
+    );
 }
 
 /// `f(slot)` for every slot of `n` that passes `source`, in parallel; by slot.

@@ -156,7 +156,8 @@ fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
             let index = b.get(kind);
             // Each source learns its own state and how many boids it has within reach.
             type Seen = (bool, (Vec2, Vec2, Swarm), usize);
-            let got: Vec<(u32, bool, (Vec2, Vec2, Swarm), usize)> = index.map_near_batched(
+            let mut got = vec![(u32::MAX, false, (Vec2::ZERO, Vec2::ZERO, Swarm::Normal), 0); n];
+            index.map_near_batched(
                 s,
                 reach,
                 source,
@@ -175,8 +176,8 @@ fn a_batched_traversal_gives_each_boid_its_own_result_on_every_backend() {
                         *o = (slot, seen.0, seen.1, seen.2);
                     }
                 },
+                &mut got,
             );
-            assert_eq!(got.len(), n);
             for (i, (slot, ran, own, count)) in got.into_iter().enumerate() {
                 assert_eq!(slot as usize, i, "{kind:?} n={n}: result in the wrong slot");
                 assert_eq!(ran, source(i), "{kind:?} n={n} slot {i}");

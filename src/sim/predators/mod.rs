@@ -5,14 +5,14 @@
 //! the size of the fear radius) that every boid queries for fear: with a handful of predators such
 //! a query touches nine mostly empty cells.
 //!
-//! Phases: `Index` (rebuild the predator index), `Sense` (prey fear → `Fear` and
-//! `Steering::flee`), `Steer` (targets and pursuit), `Integrate` (move predators),
-//! `Population` (catches: remove or respawn).
+//! Phases: `Index` (rebuild the predator index), `Sense` (prey fear → `WeightGain` and each
+//! boid's flight), `Steer` (the flights added to `Steering`; targets and pursuit), `Integrate`
+//! (move predators), `Population` (catches: remove or respawn).
 
 use bevy::prelude::*;
 use rand::Rng;
 
-use crate::sim::agent::{Boid, Position, RunStarted, Steering, Velocity};
+use crate::sim::agent::{Boid, Position, RunStarted, Velocity};
 use crate::sim::clock::SimClock;
 use crate::sim::config::{CatchMode, PredatorsConfig, SimConfig};
 use crate::sim::flocking::WeightGain;
@@ -22,8 +22,9 @@ use crate::sim::movement::{SpeedBand, integrate};
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Row, Snapshot};
 use crate::sim::parallel::for_each_part;
 use crate::sim::rng::{Purpose, SimRng, draw_rng};
-use crate::sim::schedule::{IntegrateSystems, PopulationSystems, SimSystems};
+use crate::sim::schedule::{IntegrateSystems, PopulationSystems, SimSystems, SteerSystems};
 use crate::sim::space::Space;
+use crate::sim::steering::{Part, Steering};
 use crate::sim::swarm::Swarm;
 
 /// Flee acceleration at full urgency, px/s²: 10 px/frame² at the reference 60 frames/s.
@@ -193,6 +194,7 @@ pub fn edge_respawn(space: &Space, speed: f32, rng: &mut impl Rng) -> (Vec2, Vec
 pub(super) fn plugin(app: &mut App) {
     app.register_type::<Predator>()
         .init_resource::<PredatorIndex>()
+        .init_resource::<PreyFlight>()
         .add_event::<Caught>()
         .add_observer(spawn_predators)
         .add_systems(FixedUpdate, index_predators.in_set(SimSystems::Index))
@@ -200,6 +202,7 @@ pub(super) fn plugin(app: &mut App) {
             FixedUpdate,
             (
                 sense_predators.in_set(SimSystems::Sense),
+                flee_predators.in_set(SteerSystems::Flee),
                 hunt.in_set(SimSystems::Steer),
                 move_predators.in_set(IntegrateSystems::Predators),
                 catch_prey.in_set(PopulationSystems::Catches),
@@ -248,24 +251,27 @@ fn index_predators(
     index.snapshot = Snapshot::from_rows(space, rows);
 }
 
+/// Each boid's flight from its nearest predator this step, px/s², by snapshot slot (empty
+/// when there are no predators): worked out with the fear in `SimSystems::Sense`, added to
+/// `Steering` after the other parts.
+#[derive(Resource, Default, Debug)]
+pub struct PreyFlight {
+    per_slot: Vec<Vec2>,
+}
+
 /// Each boid fears its nearest predator within `fear_radius`.
 fn sense_predators(
     config: Res<SimConfig>,
     neighbours: Neighbours,
     predators: Res<PredatorIndex>,
     mut gain: ResMut<WeightGain>,
-    mut boids: Query<(Entity, &mut Steering), With<Boid>>,
+    mut flight: ResMut<PreyFlight>,
 ) {
     let boid_snapshot = &*neighbours.snapshot;
     if predators.snapshot.is_empty() {
-        // Without predators nothing is feared; flee forces only need clearing once, when the
-        // last predator has gone (most runs never have any).
-        if !gain.per_slot.is_empty() {
-            gain.per_slot.clear();
-            for (_, mut s) in &mut boids {
-                s.flee = Vec2::ZERO;
-            }
-        }
+        // Without predators nothing is feared and no one flees (most runs never have any).
+        gain.per_slot.clear();
+        flight.per_slot.clear();
         return;
     }
     // Scattered from the few predators over the boids' index: each boid keeps the offset
@@ -290,11 +296,14 @@ fn sense_predators(
         .collect();
     // Fear makes a boid flock less.
     gain.per_slot = per_slot.iter().map(|(u, _)| fear_gain(*u)).collect();
-    crate::for_each_item!(boids, boid_snapshot.len(), |(entity, mut s)| {
-        if let Some(i) = boid_snapshot.slot_of(entity) {
-            s.flee = per_slot[i].1;
-        }
-    });
+    flight.per_slot = per_slot.iter().map(|(_, flee)| *flee).collect();
+}
+
+/// Adds every boid's flight from predators to its steering (nothing without predators).
+fn flee_predators(flight: Res<PreyFlight>, mut steering: ResMut<Steering>) {
+    if !flight.per_slot.is_empty() {
+        steering.add(Part::Flee, |i| flight.per_slot[i]);
+    }
 }
 
 /// Predators pick targets and steer toward them.

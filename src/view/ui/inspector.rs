@@ -12,10 +12,11 @@ use bevy_egui::{EguiContext, PrimaryEguiContext, egui};
 use bevy_inspector_egui::{bevy_inspector, reflect_inspector};
 
 use super::RIGHT_WIDTH;
-use crate::sim::agent::{AgentId, Boid, Breeding, Health, Position, Steering, Velocity};
+use crate::sim::agent::{AgentId, Boid, Breeding, Health, Position, Velocity};
 use crate::sim::config::SimConfig;
 use crate::sim::epidemic::Cause;
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
+use crate::sim::steering::Steering;
 use crate::sim::swarm::Swarm;
 use crate::sim::transmission::{Outcome, TransmissionLog};
 use crate::view::camera::CameraView;
@@ -82,7 +83,7 @@ pub(super) fn inspector_panel(world: &mut World) {
                         component_ui::<Position>(world, entity, ui, &registry, "Position (px)");
                         component_ui::<Velocity>(world, entity, ui, &registry, "Velocity (px/s)");
                         component_ui::<Health>(world, entity, ui, &registry, "Health");
-                        component_ui::<Steering>(world, entity, ui, &registry, "Steering (px/s²)");
+                        steering_ui(world, entity, ui);
                         component_ui::<Breeding>(world, entity, ui, &registry, "Breeding");
                         drop(registry);
                         egui::CollapsingHeader::new("All components")
@@ -203,6 +204,39 @@ fn component_ui<T: Component<Mutability = Mutable> + Reflect>(
             if reflect_inspector::ui_for_value(component.bypass_change_detection(), ui, registry) {
                 component.set_changed();
             }
+        });
+}
+
+/// The boid's steering in the last step, part by part (read only: each step works it out
+/// anew).
+fn steering_ui(world: &World, entity: Entity, ui: &mut egui::Ui) {
+    let parts = world
+        .resource::<Snapshot>()
+        .slot_of(entity)
+        .and_then(|i| world.resource::<Steering>().parts(i))
+        .copied();
+    egui::CollapsingHeader::new("Steering (px/s²)")
+        .default_open(true)
+        .show(ui, |ui| {
+            let Some(p) = parts else {
+                ui.weak("none yet: worked out at the next step");
+                return;
+            };
+            egui::Grid::new("steering").show(ui, |ui| {
+                for (name, v) in [
+                    ("flocking", p.flocking),
+                    ("noise", p.noise),
+                    ("seek", p.seek),
+                    ("repulsion", p.repulsion),
+                    ("flee", p.flee),
+                    ("other", p.other),
+                    ("total", p.total()),
+                ] {
+                    ui.label(name);
+                    ui.monospace(format!("{:>9.1} {:>9.1}", v.x, v.y));
+                    ui.end_row();
+                }
+            });
         });
 }
 

@@ -372,16 +372,17 @@ impl Grid {
         near.len()
     }
 
-    /// Maps every boid to a result, cell by cell in parallel, and returns the results indexed
-    /// by snapshot slot. A cell's neighbourhood (its strips within `reach`) is worked out once
-    /// and shared by all the cell's boids (each boid is in its own neighbourhood), so the
-    /// caller's inner loop is a straight pass over contiguous arrays. Two stages:
+    /// Maps every boid to a result, cell by cell in parallel, into `out` (one result a boid,
+    /// indexed by snapshot slot; every slot is written). A cell's neighbourhood (its strips
+    /// within `reach`) is worked out once and shared by all the cell's boids (each boid is in
+    /// its own neighbourhood), so the caller's inner loop is a straight pass over contiguous
+    /// arrays. Two stages:
     /// `f(entry, neighbourhood, result)` fills `result`, a slot of a small buffer per part
     /// reset to `S::default()` before each call, with the boid's intermediate result, and
     /// `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive entries'
     /// results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot `slots[k]`,
     /// alone: how entries are batched must not change a result). Only the finished results
-    /// are kept for every boid, in one array: each part (a run of cells with about the same
+    /// are kept for every boid, in `out`: each part (a run of cells with about the same
     /// number of boids) moves a finished batch straight to its boids' slots. `f` is called
     /// only for the entries `wanted` keeps (their results start as `S::default()` too), and a
     /// cell none of whose entries it keeps has no neighbourhood worked out.
@@ -391,14 +392,15 @@ impl Grid {
         wanted: impl Fn(usize) -> bool + Sync,
         f: impl Fn(usize, &Neighbourhood, &mut S) + Sync,
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
-    ) -> Vec<T> {
+        out: &mut [T],
+    ) {
         let (cells, n) = (self.cols * self.rows, self.slot.len());
         // Every slot of the snapshot is an entry, once (the counting sort places each kept
         // slot once, and all were kept), so the entries' slots are the indices of `out`, each
         // once: the parts below write them concurrently, never two the same.
         assert_eq!(n, self.boids, "map_by_cell needs a grid of every boid");
-        let mut out = vec![T::default(); n];
-        let by_slot = BySlot::new(&mut out);
+        assert_eq!(out.len(), n, "map_by_cell writes one result a boid");
+        let by_slot = BySlot::new(out);
         // Runs of whole cells with about the same number of entries each.
         let bounds = scatter_bounds(&self.start, parts_for(n).min(cells.max(1)));
         let chunks: Vec<_> = bounds
@@ -449,7 +451,6 @@ impl Grid {
             flush(first, &mut batch[..len]);
             near.keep_columns();
         });
-        out
     }
 }
 
