@@ -1,10 +1,11 @@
 //! A force of one's own reaches the boids the way the README's "Add your own system" says: a
 //! system after `SteerSystems::Flee` adds its part to `Steering`, the integrator applies it
-//! with the built-in parts, and the inspector's kept parts show it as `other`.
+//! with the built-in parts, and the parts kept for the window's inspector hold it as `other`.
+//! Keeping the parts changes no step; a new run starts with no steering.
 
 use bevy::prelude::*;
 use pandemic_boids::run::Simulation;
-use pandemic_boids::sim::agent::{Boid, Position, Velocity};
+use pandemic_boids::sim::agent::{Boid, Position, ResetRequest, Velocity};
 use pandemic_boids::sim::config::{DoctorBehavior, SimConfig};
 use pandemic_boids::sim::movement::{SpeedBand, integrate};
 use pandemic_boids::sim::schedule::{SimSystems, SteerSystems};
@@ -119,4 +120,20 @@ fn keeping_the_parts_changes_nothing_and_they_add_up_to_each_total() {
     );
     assert!(headless.world().resource::<Steering>().parts(0).is_none());
     assert_eq!(headless.checkpoint().unwrap(), window.checkpoint().unwrap());
+}
+
+#[test]
+fn a_new_run_starts_with_no_steering() {
+    let mut sim = lone_boid(false);
+    sim.step();
+    sim.step();
+    assert_eq!(sim.world().resource::<Steering>().len(), 1);
+    // The window's reset while paused: the new run is spawned and observed, not stepped.
+    sim.world_mut().insert_resource(ResetRequest {
+        pending: true,
+        seed: Some(5),
+    });
+    sim.observe();
+    let steering = sim.world().resource::<Steering>();
+    assert!(steering.is_empty() && steering.parts(0).is_none());
 }

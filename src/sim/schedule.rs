@@ -7,7 +7,8 @@
 //!    index from it.
 //! 4. [`SimSystems::Sample`] — sample metrics and the epidemic's peak of the state at the
 //!    start of the step, when a sample is due.
-//! 5. [`SimSystems::Sense`] — perception steering depends on (predator fear).
+//! 5. [`SimSystems::Sense`] — perception steering depends on (predator fear, and each
+//!    boid's flight from it).
 //! 6. [`SimSystems::Steer`] — steering accelerations added up in `Steering`, in the order of
 //!    [`SteerSystems`]: flocking, doctors' seek, Antivax repulsion, flight from predators.
 //! 7. [`SimSystems::Integrate`] — boids move, then predators ([`IntegrateSystems`]).

@@ -2,11 +2,14 @@
 //! force modules add their parts in the order of `SteerSystems` (flocking and noise first,
 //! then the doctors' seek, the Antivax flight from doctors, the flight from predators) and the
 //! integrator applies the sum. Each part of each boid is kept too when asked — the window does,
-//! for its inspector; a headless run keeps only the sums, 8 bytes a boid rather than 48 as a
-//! component of five parts with Bevy's change ticks. No systems live here.
+//! for its inspector (48 bytes a boid more, and the flocking pass then goes through an array of
+//! its two parts); a headless run keeps only the sums, 8 bytes a boid rather than the 48 of a
+//! component of five parts with Bevy's change ticks. Its one observer forgets every boid's
+//! steering when a run starts; no systems live here.
 
 use bevy::prelude::*;
 
+use crate::sim::agent::RunStarted;
 use crate::sim::parallel::{fill_runs, zip_runs};
 
 /// One boid's steering this step, part by part, px/s².
@@ -22,13 +25,15 @@ pub struct SteeringParts {
     pub repulsion: Vec2,
     /// Flight from predators (predators module).
     pub flee: Vec2,
-    /// The forces extensions add, summed ([`Part::Other`]).
+    /// The forces extensions add, summed ([`Part::Other`]; zero without any).
     pub other: Vec2,
 }
 
 impl SteeringParts {
     /// The total acceleration F of docs/model.md §4: the parts added in this order, as
-    /// [`Steering`] adds them.
+    /// [`Steering`] adds them — the very bits it applies while at most one force of an
+    /// extension is at work (with more, `other` is their sum, and the applied total adds them
+    /// one by one, so the last bit may differ: [`Steering::total`] is the one applied).
     pub fn total(&self) -> Vec2 {
         self.flocking + self.noise + self.seek + self.repulsion + self.flee + self.other
     }
@@ -53,8 +58,8 @@ pub enum Part {
     Repulsion,
     /// Flight from predators.
     Flee,
-    /// A force of an extension (systems ordered after `SteerSystems::Flee`); the inspector
-    /// shows the sum of every such part.
+    /// A force of an extension (systems in `SimSystems::Steer` ordered after
+    /// `SteerSystems::Flee`); the inspector shows the sum of every such part as `other`.
     Other,
 }
 
@@ -104,7 +109,10 @@ impl Steering {
         }
     }
 
-    /// Adds `part(slot)` to every boid's total (in parallel), after the parts added before it.
+    /// Adds `part(slot)` to every boid's total, after the parts added before it. `part` is
+    /// called once for every slot, from several threads at once: it must depend only on the
+    /// slot (read the step's `Snapshot` for the boid's position, velocity, swarm, entity and
+    /// id).
     pub fn add(&mut self, which: Part, part: impl Fn(usize) -> Vec2 + Sync) {
         if self.parts.is_empty() {
             fill_runs(&mut self.total, 1, |first, total| {
@@ -158,7 +166,13 @@ impl Steering {
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Steering>()
-        .register_type::<SteeringParts>();
+        .register_type::<SteeringParts>()
+        .add_observer(forget_steering);
+}
+
+/// A new run's boids have no steering until its first step (the slots are another run's).
+fn forget_steering(_: Trigger<RunStarted>, mut steering: ResMut<Steering>) {
+    steering.clear();
 }
 
 #[cfg(test)]

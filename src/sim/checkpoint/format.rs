@@ -41,7 +41,7 @@ pub enum CheckpointError {
     Corrupt,
     /// Written with another format or by another version.
     #[error(
-        "the checkpoint was written by pandemic-boids {crate_version} (format {format}); this is {} (format {}): resume it with a build of that version and format",
+        "the checkpoint was written by pandemic-boids {crate_version} (format {format}); this is {} (format {}): resume it with a build of that version and format, or run its scenario again to write a new one",
         CRATE_VERSION,
         FORMAT_VERSION
     )]

@@ -207,18 +207,16 @@ fn component_ui<T: Component<Mutability = Mutable> + Reflect>(
         });
 }
 
-/// The boid's steering in the last step, part by part (read only: each step works it out
-/// anew).
+/// The boid's steering in the last step, part by part, and the total it moved by (read only:
+/// each step works it out anew).
 fn steering_ui(world: &World, entity: Entity, ui: &mut egui::Ui) {
-    let parts = world
-        .resource::<Snapshot>()
-        .slot_of(entity)
-        .and_then(|i| world.resource::<Steering>().parts(i))
-        .copied();
+    let steering = world.resource::<Steering>();
+    let slot = world.resource::<Snapshot>().slot_of(entity);
+    let parts = slot.and_then(|i| Some((*steering.parts(i)?, steering.total(i))));
     egui::CollapsingHeader::new("Steering (px/s²)")
         .default_open(true)
         .show(ui, |ui| {
-            let Some(p) = parts else {
+            let Some((p, total)) = parts else {
                 ui.weak("none yet: worked out at the next step");
                 return;
             };
@@ -230,7 +228,7 @@ fn steering_ui(world: &World, entity: Entity, ui: &mut egui::Ui) {
                     ("repulsion", p.repulsion),
                     ("flee", p.flee),
                     ("other", p.other),
-                    ("total", p.total()),
+                    ("total", total),
                 ] {
                     ui.label(name);
                     ui.monospace(format!("{:>9.1} {:>9.1}", v.x, v.y));
