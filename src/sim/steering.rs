@@ -2,9 +2,8 @@
 //! force modules add their parts in the order of `SteerSystems` (flocking and noise first,
 //! then the doctors' seek, the Antivax flight from doctors, the flight from predators) and the
 //! integrator applies the sum. Each part of each boid is kept too when asked — the window does,
-//! for its inspector (48 bytes a boid more, and the flocking pass then goes through an array of
-//! its two parts); a headless run keeps only the sums, 8 bytes a boid rather than the 48 of a
-//! component of five parts with Bevy's change ticks. Its one observer forgets every boid's
+//! for its inspector (48 bytes a boid more); a headless run keeps only the sums, 8 bytes a boid
+//! rather than the 48 of a component of five parts with Bevy's change ticks. Its one observer forgets every boid's
 //! steering when a run starts; no systems live here.
 
 use bevy::prelude::*;
@@ -84,11 +83,6 @@ impl Steering {
             keep_parts: true,
             ..Self::default()
         }
-    }
-
-    /// Whether each boid's parts are kept.
-    pub fn keeps_parts(&self) -> bool {
-        self.keep_parts
     }
 
     /// Starts the step's sums for `n` boids: `write(totals, parts)` fills every slot's total

@@ -27,7 +27,7 @@ use crate::sim::neighbours::{IndexRef, Near, Neighbours, Snapshot, Targets};
 use crate::sim::parallel::zip_runs;
 use crate::sim::rng::{Purpose, draw_unit};
 use crate::sim::schedule::SteerSystems;
-use crate::sim::steering::Steering;
+use crate::sim::steering::{Steering, SteeringParts};
 use crate::sim::swarm::Swarm;
 
 /// Per-boid factor on the three flocking weights this step, by snapshot slot; a boid without an
@@ -173,21 +173,15 @@ fn steer_boids(
             flocking_forces_into(snapshot, &index, &config, &gain, dt, step, sum, total);
         }
         Some(parts) => {
-            let mut forces = vec![(Vec2::ZERO, Vec2::ZERO); snapshot.len()];
-            let pair = |flocking, noise| (flocking, noise);
-            flocking_forces_into(
-                snapshot,
-                &index,
-                &config,
-                &gain,
-                dt,
-                step,
-                pair,
-                &mut forces,
-            );
-            zip_runs(total, parts, 1, |first, total, parts| {
-                for (k, (t, p)) in total.iter_mut().zip(parts).enumerate() {
-                    (p.flocking, p.noise) = forces[first + k];
+            // The two parts straight into each boid's kept parts, then their sums.
+            let part = |flocking, noise| SteeringParts {
+                flocking,
+                noise,
+                ..default()
+            };
+            flocking_forces_into(snapshot, &index, &config, &gain, dt, step, part, parts);
+            zip_runs(total, parts, 1, |_, total, parts| {
+                for (t, p) in total.iter_mut().zip(parts) {
                     *t = p.flocking + p.noise;
                 }
             });
