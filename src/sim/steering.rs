@@ -3,8 +3,8 @@
 //! then the doctors' seek, the Antivax flight from doctors, the flight from predators) and the
 //! integrator applies the sum. Each part of each boid is kept too when asked — the window does,
 //! for its inspector (48 bytes a boid more); a headless run keeps only the sums, 8 bytes a boid
-//! rather than the 48 of a component of five parts with Bevy's change ticks. Its one observer forgets every boid's
-//! steering when a run starts; no systems live here.
+//! rather than the 48 of a component of five parts with Bevy's change ticks. Its one observer
+//! forgets every boid's steering when a run starts; no systems live here.
 
 use bevy::prelude::*;
 
