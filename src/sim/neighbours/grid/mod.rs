@@ -239,6 +239,16 @@ impl Grid {
                 parts.push((c0..c1, self.start[c0], cur, sl, sw, cols));
             }
         }
+        // The snapshot's columns as slices here, so the loop reads them without reloading
+        // each one's address after every write (as fields behind `snapshot`, it did, and the
+        // scatter took about a tenth of a 1 000-boid step on 2 threads).
+        let (pos, vel, swarms, isolated) = (
+            &snapshot.pos[..],
+            &snapshot.vel[..],
+            &snapshot.swarm[..],
+            &snapshot.isolated[..],
+        );
+        let kept_slots = &kept[..];
         for_each_part(parts, |(run, base, cursor, slot_out, swarm_out, cols)| {
             let [x, y, vx, vy, swarm_f] = cols;
             let (c0, c1) = (run.start as u32, run.end as u32);
@@ -246,23 +256,23 @@ impl Grid {
                 if c < c0 || c >= c1 {
                     continue;
                 }
-                let slot = slot_of(k);
-                let k = (c - c0) as usize;
-                let entry = (cursor[k] - base) as usize;
-                cursor[k] += 1;
-                let (p, v) = (snapshot.pos[slot], snapshot.vel[slot]);
+                let slot = if every { k } else { kept_slots[k] as usize };
+                let at = &mut cursor[(c - c0) as usize];
+                let entry = (*at - base) as usize;
+                *at += 1;
+                let (p, v, swarm) = (pos[slot], vel[slot], swarms[slot]);
                 slot_out[entry] = slot as u32;
-                swarm_out[entry] = snapshot.swarm[slot];
+                swarm_out[entry] = swarm;
                 x[entry] = p.x;
                 y[entry] = p.y;
                 vx[entry] = v.x;
                 vy[entry] = v.y;
                 // An isolated boid is of no swarm for alignment and cohesion (it attracts no
                 // one) but is still kept apart from (docs/model.md §11).
-                swarm_f[entry] = if snapshot.isolated[slot] {
+                swarm_f[entry] = if isolated[slot] {
                     ISOLATED_LANE
                 } else {
-                    snapshot.swarm[slot].index() as f32
+                    swarm.index() as f32
                 };
             }
         });
