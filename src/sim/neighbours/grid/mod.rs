@@ -145,8 +145,10 @@ impl Grid {
         }
         let every = keep.is_none();
         let n = if every { snapshot.len() } else { kept.len() };
-        // The slot of kept boid `k`.
-        let slot_of = |k: usize| if every { k } else { kept[k] as usize };
+        // The slot of kept boid `k` (from a slice, whose address the scatter's loop below
+        // need not reload after each write).
+        let kept_slots = &kept[..];
+        let slot_of = move |k: usize| if every { k } else { kept_slots[k] as usize };
         let threads = threads.unwrap_or(if n < SERIAL_BELOW { 1 } else { workers() });
         let budget = (n * MAX_CELLS_PER_BOID).max(min_cells);
         let mut cell = cell.max(1e-3);
@@ -248,7 +250,6 @@ impl Grid {
             &snapshot.swarm[..],
             &snapshot.isolated[..],
         );
-        let kept_slots = &kept[..];
         for_each_part(parts, |(run, base, cursor, slot_out, swarm_out, cols)| {
             let [x, y, vx, vy, swarm_f] = cols;
             let (c0, c1) = (run.start as u32, run.end as u32);
@@ -256,7 +257,7 @@ impl Grid {
                 if c < c0 || c >= c1 {
                     continue;
                 }
-                let slot = if every { k } else { kept_slots[k] as usize };
+                let slot = slot_of(k);
                 let at = &mut cursor[(c - c0) as usize];
                 let entry = (*at - base) as usize;
                 *at += 1;
