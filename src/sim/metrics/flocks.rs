@@ -13,9 +13,10 @@ use crate::sim::lanes::{Avx, F8};
 use crate::sim::neighbours::{ISOLATED_LANE, IndexRef, Lanes, Snapshot, Targets};
 use crate::sim::swarm::Swarm;
 
-/// Union-find over slots, shared by the threads of a traversal. A join links the larger root
-/// under the smaller (`parent[x] ≤ x` always), so every group's root ends as its lowest slot
-/// whatever the order of the joins, on any number of threads.
+/// Union-find over the boids (counted by grid entry or by slot, see [`flocks_and_nearest`]),
+/// shared by the threads of a traversal. A join links the larger root under the smaller
+/// (`parent[x] ≤ x` always), so every group's root ends as its lowest index whatever the order
+/// of the joins, on any number of threads.
 struct Groups {
     parent: Vec<AtomicU32>,
 }
@@ -51,8 +52,8 @@ impl Groups {
         }
     }
 
-    /// Every slot's root (its group's lowest slot), in the parents' own array: visited in
-    /// order, a slot's parent, never above it, has its root already.
+    /// Every boid's root (its group's lowest index), in the parents' own array: visited in
+    /// order, an index's parent, never above it, has its root already.
     fn into_roots(self) -> Vec<u32> {
         let mut root: Vec<u32> = self.parent.into_iter().map(AtomicU32::into_inner).collect();
         for i in 0..root.len() {
@@ -84,12 +85,15 @@ impl Groups {
 }
 
 /// One boid's links in [`flocks_and_nearest`]: it joins the groups of boid `i` and each other
-/// boid of its swarm it hears of, and keeps the nearest squared distance among them.
+/// boid of its swarm it hears of, and keeps the nearest squared distance among them. The
+/// union-find counts boids by their place in the traversal (see [`flocks_and_nearest`]):
+/// `me` is `i`'s.
 struct Link<'a> {
     groups: &'a Groups,
     swarms: &'a [Swarm],
     isolated: &'a [bool],
     i: usize,
+    me: usize,
     swarm: Swarm,
     /// A root of `i`'s group (see [`flocks_and_nearest`]).
     root_i: u32,
@@ -97,11 +101,11 @@ struct Link<'a> {
 }
 
 impl Link<'_> {
-    /// Boid `j` is within the radius, `d2` its squared distance: if it is another of `i`'s
-    /// swarm, `best2` keeps the smaller of the two, and the link of `i` and `j` is joined from
-    /// the lower slot's side (the other side skips it). Always inlined: it runs once a
-    /// neighbour, inside the scan's loop, and as a call it passed its arguments through
-    /// memory.
+    /// Boid `j` is within the radius, `d2` its squared distance, where the union-find counts
+    /// boids by slot: if it is another of `i`'s swarm, `best2` keeps the smaller of the two,
+    /// and the link of `i` and `j` is joined from the lower slot's side (the other side skips
+    /// it). Always inlined: it runs once a neighbour, inside the scan's loop, and as a call it
+    /// passed its arguments through memory.
     #[inline(always)]
     fn hit(&mut self, j: usize, d2: f32) {
         if j != self.i && self.swarms[j] == self.swarm {
@@ -112,26 +116,27 @@ impl Link<'_> {
         }
     }
 
-    /// [`Link::hit`] for the neighbours the lanes pass on ([`flocks_and_nearest`]): either one
-    /// of `i`'s swarm at a distance, not isolated and ahead of `i` (its distance already taken
-    /// by the lanes), whose link is joined; or one the lanes could not sort out (at `i`'s very
-    /// point, or isolated, `i` itself among them), taken as [`Link::hit`] takes it but joined
-    /// whichever slot is lower.
+    /// [`Link::hit`] for the neighbours the lanes pass on ([`flocks_and_nearest`]), `j` the
+    /// slot and `at` the grid entry: either one of `i`'s swarm at a distance, not isolated and
+    /// ahead of `i` (its distance already taken by the lanes), whose link is joined; or one the
+    /// lanes could not sort out (at `i`'s very point, or isolated, `i` itself among them),
+    /// taken as [`Link::hit`] takes it but joined whichever slot is lower.
     #[inline(always)]
-    fn hit_kept(&mut self, j: usize, d2: f32) {
+    fn hit_kept(&mut self, j: usize, at: usize, d2: f32) {
         if d2 > 0.0 && !self.isolated[j] {
-            self.join(j);
+            self.join(at);
         } else if j != self.i && self.swarms[j] == self.swarm {
             self.best2 = self.best2.min(d2);
-            self.join(j);
+            self.join(at);
         }
     }
 
-    /// `j`'s group joined with `i`'s, unless it is `i`'s already.
+    /// The group of the boid the union-find counts `k` joined with `i`'s, unless it is `i`'s
+    /// already.
     #[inline(always)]
-    fn join(&mut self, j: usize) {
-        if self.groups.root(j as u32) != self.root_i {
-            self.root_i = self.groups.join(self.i as u32, j as u32);
+    fn join(&mut self, k: usize) {
+        if self.groups.root(k as u32) != self.root_i {
+            self.root_i = self.groups.join(self.me as u32, k as u32);
         }
     }
 }
@@ -261,6 +266,14 @@ pub fn flocks_and_nearest(
     // Whether the query is the nearest search's own first one (always, unless the radius is
     // under a pixel or near half the world); otherwise that search runs on its own.
     let same_search = radius.map(|r| first_search_radius(&snapshot.space(), r) == r);
+    // The union-find counts the grid's boids by entry, the order its traversal visits them
+    // in (cell by cell), and the other backends' by slot. A thread's run of cells is a run of
+    // entries, so each thread mostly writes parents of its own; in slot order, which is random
+    // in space, both wrote all over the same cache lines (BENCHMARKS.md, twenty-third stop).
+    let entry_slots = match index {
+        IndexRef::Grid(grid) => Some(&grid.slot[..]),
+        _ => None,
+    };
     let nearest = index.map_near(
         snapshot,
         reach,
@@ -270,6 +283,8 @@ pub fn flocks_and_nearest(
         |i, near| {
             let (p, _, swarm) = near.source(snapshot, i);
             let (r, same_search) = (radius[swarm.index()], same_search[swarm.index()]);
+            // The grid's traversal always serves lanes, and only it has entries.
+            let me = near.entry().unwrap_or(i);
             // The nearest squared distance: its square root is the nearest distance, to the
             // bit (a correctly rounded square root never reverses an order), at one root a boid.
             // A root `i`'s group had: a neighbour whose root it is needs no join. Groups only
@@ -280,8 +295,9 @@ pub fn flocks_and_nearest(
                 swarms: &snapshot.swarm,
                 isolated: &snapshot.isolated,
                 i,
+                me,
                 swarm,
-                root_i: groups.root(i as u32),
+                root_i: groups.root(me as u32),
                 best2: f32::INFINITY,
             };
             // Eight candidates at a time on the grid. For the neighbours of `i`'s swarm at a
@@ -307,7 +323,7 @@ pub fn flocks_and_nearest(
                 #[inline(always)]
                 |l, d2, avx| test.block(l, d2, avx, &mut lanes_nearest),
                 #[inline(always)]
-                |j, d2| link.hit_kept(j, d2),
+                |j, at, d2| link.hit_kept(j, at, d2),
             );
             if served {
                 link.best2 = lanes_nearest
@@ -328,8 +344,7 @@ pub fn flocks_and_nearest(
     // Every slot's root (in the union-find's array), and each flock's size, so each list is
     // allocated once at its size. Slots are `u32`s: at a city's metrics sample these arrays
     // are the sample's peak of memory (BENCHMARKS.md, eighteenth stop).
-    let root_of = groups.into_roots();
-    let mut flock = vec![0u32; n];
+    let (root_of, mut flock) = roots_by_slot(groups.into_roots(), entry_slots);
     for &r in &root_of {
         flock[r as usize] += 1;
     }
@@ -347,6 +362,32 @@ pub fn flocks_and_nearest(
         list[flock[r] as usize].push(i as u32);
     }
     (out, nearest)
+}
+
+/// Every slot's root (its group's lowest slot), from every boid's root as the union-find
+/// counts them (`by_index`: its group's lowest index; by grid entry where `entry_slots` gives
+/// each entry's slot, else by slot), and an array of as many zeros. Two arrays at a time, as
+/// many as the slot-counted union-find needs.
+fn roots_by_slot(by_index: Vec<u32>, entry_slots: Option<&[u32]>) -> (Vec<u32>, Vec<u32>) {
+    let n = by_index.len();
+    let Some(slot) = entry_slots else {
+        return (by_index, vec![0; n]);
+    };
+    let mut by_index = by_index;
+    // First each group's lowest slot, kept at its root entry; then each entry's; then by slot.
+    let mut by_slot = vec![u32::MAX; n];
+    for (e, &r) in by_index.iter().enumerate() {
+        let low = &mut by_slot[r as usize];
+        *low = (*low).min(slot[e]);
+    }
+    for r in &mut by_index {
+        *r = by_slot[*r as usize];
+    }
+    for (e, &r) in by_index.iter().enumerate() {
+        by_slot[slot[e] as usize] = r;
+    }
+    by_index.fill(0);
+    (by_slot, by_index)
 }
 
 /// Number of flocks per swarm (see [`flocks`]).

@@ -100,12 +100,24 @@ impl Near<'_> {
         }
     }
 
+    /// The source boid's grid entry (its place in the grid's cell-ordered arrays) where the
+    /// backend is the grid, whose entries [`Near::within_by_lanes`] also reports; `None`
+    /// elsewhere.
+    #[inline(always)]
+    pub fn entry(&self) -> Option<usize> {
+        match &self.kind {
+            NearKind::Cells { entry, .. } => Some(*entry),
+            _ => None,
+        }
+    }
+
     /// Where the backend keeps its candidates in contiguous arrays (see [`Near::lanes`]), calls
-    /// `hit(slot, d2)` for every target whose minimum-image offset from `centre` is shorter
-    /// than `radius` (at most the traversal's reach) and whose lane `keep` keeps, with the
-    /// offset's squared length — the targets and `offset.length_squared()` of
-    /// [`Near::for_each_within`], in its order, found eight candidates at a time in the packed
-    /// copy of the neighbourhood — and returns true; otherwise calls nothing and returns false.
+    /// `hit(slot, entry, d2)` (`entry` its place in the grid, see [`Near::entry`]) for every
+    /// target whose minimum-image offset from `centre` is shorter than `radius` (at most the
+    /// traversal's reach) and whose lane `keep` keeps, with the offset's squared length — the
+    /// targets and `offset.length_squared()` of [`Near::for_each_within`], in its order, found
+    /// eight candidates at a time in the packed copy of the neighbourhood — and returns true;
+    /// otherwise calls nothing and returns false.
     /// `keep(lanes, d2, avx)` filters a block of eight candidates at once (see
     /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore. `avx` is `Some`
     /// on the AVX2 and AVX-512 paths and `None` on the baseline one (see [`Width`]): its
@@ -117,7 +129,7 @@ impl Near<'_> {
         centre: Vec2,
         radius: f32,
         mut keep: impl FnMut(&Lanes, F8, Option<Avx>) -> u32,
-        mut hit: impl FnMut(usize, f32),
+        mut hit: impl FnMut(usize, usize, f32),
     ) -> bool {
         let NearKind::Cells { grid, hood, .. } = &self.kind else {
             return false;
@@ -135,7 +147,7 @@ impl Near<'_> {
                     |e: usize, d2: f32| {
                         let slot = grid.slot[e] as usize;
                         if self.target.has(slot) {
-                            hit(slot, d2);
+                            hit(slot, e, d2);
                         }
                     },
                 )

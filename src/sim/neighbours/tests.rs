@@ -216,19 +216,25 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
                 |_| true,
                 Targets::Where(&target),
                 |i, near| {
+                    // The source's own entry is its place in the grid.
+                    assert_eq!(near.entry().map(|e| b.grid.slot[e] as usize), Some(i));
                     let (mut lanes, mut kept, mut one_by_one) =
                         (Vec::new(), Vec::new(), Vec::new());
                     let served = near.within_by_lanes(
                         s.pos[i],
                         radius,
                         |_, _, _| u32::MAX,
-                        |j, d2| lanes.push((j, d2.to_bits())),
+                        |j, e, d2| {
+                            // The entry reported is the hit's own place in the grid.
+                            assert_eq!(b.grid.slot[e] as usize, j, "entry {e}");
+                            lanes.push((j, d2.to_bits()))
+                        },
                     );
                     near.within_by_lanes(
                         s.pos[i],
                         radius,
                         |l, _, _| l.swarm.cmp_eq(F8::ZERO).move_mask(),
-                        |j, d2| kept.push((j, d2.to_bits())),
+                        |j, _, d2| kept.push((j, d2.to_bits())),
                     );
                     near.for_each_within(s.pos[i], radius, |j, off| {
                         one_by_one.push((j, off.length_squared().to_bits()))
@@ -256,11 +262,12 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
             |_| true,
             Targets::Every,
             |i, near| {
+                assert_eq!(near.entry(), None, "brute force has no entries");
                 near.within_by_lanes(
                     s.pos[i],
                     reach,
                     |_, _, _| u32::MAX,
-                    |_, _| panic!("no lanes here"),
+                    |_, _, _| panic!("no lanes here"),
                 )
             },
         );
