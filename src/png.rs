@@ -221,9 +221,17 @@ fn each_filtered_row(pixels: &[u8], row: usize, mut f: impl FnMut(&[u8])) {
     let mut line = vec![0u8; row + 1];
     let mut prev: &[u8] = &zeros;
     for cur in pixels.chunks(row) {
-        let filter = choose(prev, cur);
-        line[0] = filter as u8;
-        apply(filter, prev, cur, &mut line[1..]);
+        if cur == prev {
+            // The row above again (a quarter to a third of a plot's rows): Paeth then
+            // predicts every byte, as the byte above, so its sum is 0, the least, and as the
+            // last candidate it wins every tie. The four sums need not be worked out.
+            line[0] = Filter::Paeth as u8;
+            line[1..].fill(0);
+        } else {
+            let filter = choose(prev, cur);
+            line[0] = filter as u8;
+            apply(filter, prev, cur, &mut line[1..]);
+        }
         f(&line);
         prev = cur;
     }

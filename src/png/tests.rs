@@ -51,6 +51,7 @@ fn images() -> Vec<((u32, u32), Vec<u8>)> {
         let n = 3 * (size.0 * size.1) as usize;
         out.push((size, (0..n).map(|_| rng.random::<u8>()).collect()));
         out.push((size, vec![255; n]));
+        out.push((size, vec![0; n]));
         let gradient = (0..n)
             .map(|i| ((i / 3) as u32 * 7 + (i % 3) as u32 * 50) as u8)
             .collect();
@@ -153,6 +154,29 @@ fn every_vector_path_filters_alike() {
             }
         }
         assert_eq!(plain.len(), pixels.len() + size.1 as usize);
+    }
+}
+
+#[test]
+fn a_row_that_repeats_the_one_above_is_filtered_as_the_four_sums_choose() {
+    // What `each_filtered_row` writes for such a row without working out the sums: Paeth,
+    // then zeros. Random rows, flat ones and the row of zeros above the first.
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+    let mut rows: Vec<Vec<u8>> = (0..50)
+        .map(|k| (0..3 * (k + 1)).map(|_| rng.random::<u8>()).collect())
+        .collect();
+    rows.extend([vec![0; 30], vec![255; 30], vec![7; 3]]);
+    for row in rows {
+        assert_eq!(choose(&row, &row), Filter::Paeth, "{row:?}");
+        let mut out = vec![1u8; row.len()];
+        apply(Filter::Paeth, &row, &row, &mut out);
+        assert!(out.iter().all(|&b| b == 0), "{row:?}");
+        let mut filtered = Vec::new();
+        each_filtered_row(&[row.clone(), row.clone()].concat(), row.len(), |line| {
+            filtered.push(line.to_vec())
+        });
+        assert_eq!(filtered[1][0], Filter::Paeth as u8);
+        assert!(filtered[1][1..].iter().all(|&b| b == 0));
     }
 }
 
