@@ -366,28 +366,68 @@ pub fn flocks_and_nearest(
 
 /// Every slot's root (its group's lowest slot), from every boid's root as the union-find
 /// counts them (`by_index`: its group's lowest index; by grid entry where `entry_slots` gives
-/// each entry's slot, else by slot), and an array of as many zeros. Two arrays at a time, as
-/// many as the slot-counted union-find needs.
-fn roots_by_slot(by_index: Vec<u32>, entry_slots: Option<&[u32]>) -> (Vec<u32>, Vec<u32>) {
+/// each entry's slot, else by slot), worked out in its array; and an array of as many zeros.
+/// At a city's sample these arrays are the peak of memory (BENCHMARKS.md, eighteenth and
+/// twenty-third stops): a second array of roots was one more word a boid (5 MB in the city),
+/// so the entries' roots are put in slot order in place.
+fn roots_by_slot(mut by_index: Vec<u32>, entry_slots: Option<&[u32]>) -> (Vec<u32>, Vec<u32>) {
     let n = by_index.len();
-    let Some(slot) = entry_slots else {
-        return (by_index, vec![0; n]);
-    };
-    let mut by_index = by_index;
-    // First each group's lowest slot, kept at its root entry; then each entry's; then by slot.
-    let mut by_slot = vec![u32::MAX; n];
-    for (e, &r) in by_index.iter().enumerate() {
-        let low = &mut by_slot[r as usize];
-        *low = (*low).min(slot[e]);
+    if let Some(slot) = entry_slots {
+        assert!(
+            n <= 1 << 31,
+            "slots above 2^31 leave no bit to mark a group's lowest slot"
+        );
+        // A root entry, the lowest of its group, comes before the group's other entries: there
+        // its value becomes the group's lowest slot so far, marked; each later entry lowers it.
+        for e in 0..n {
+            let r = by_index[e] as usize;
+            by_index[r] = if r == e {
+                MARK | slot[e]
+            } else {
+                MARK | slot[e].min(by_index[r] & !MARK)
+            };
+        }
+        // Each entry's lowest slot: a root's own value, marked, or its root's (roots stay
+        // marked until every entry has read its root).
+        for e in 0..n {
+            let v = by_index[e];
+            if v & MARK == 0 {
+                by_index[e] = by_index[v as usize] & !MARK;
+            }
+        }
+        for v in &mut by_index {
+            *v &= !MARK;
+        }
+        permute_to_slots(&mut by_index, slot);
     }
-    for r in &mut by_index {
-        *r = by_slot[*r as usize];
+    (by_index, vec![0; n])
+}
+
+/// The bit [`roots_by_slot`] and [`permute_to_slots`] mark values with (slots are below it).
+const MARK: u32 = 1 << 31;
+
+/// Moves `values[e]` to `values[slot[e]]` for every `e` (`slot` a permutation, every value
+/// below [`MARK`]), in place: each cycle of the permutation is followed once, a placed value
+/// marked so that its cycle is not followed again.
+fn permute_to_slots(values: &mut [u32], slot: &[u32]) {
+    for start in 0..values.len() {
+        if values[start] & MARK != 0 {
+            continue;
+        }
+        let (mut at, mut carried) = (start, values[start]);
+        loop {
+            let to = slot[at] as usize;
+            let next = values[to];
+            values[to] = carried | MARK;
+            if to == start {
+                break;
+            }
+            (at, carried) = (to, next);
+        }
     }
-    for (e, &r) in by_index.iter().enumerate() {
-        by_slot[slot[e] as usize] = r;
+    for v in values {
+        *v &= !MARK;
     }
-    by_index.fill(0);
-    (by_slot, by_index)
 }
 
 /// Number of flocks per swarm (see [`flocks`]).
@@ -399,6 +439,28 @@ pub fn flock_counts(index: &IndexRef, snapshot: &Snapshot, config: &SimConfig) -
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// Values moved in place to their slots are the values a plain scatter puts there: random
+    /// permutations of every size up to 300, and the identity (cycles of one).
+    #[test]
+    fn values_permuted_in_place_are_the_scatter_s() {
+        use rand::seq::SliceRandom;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(8);
+        for n in (0..300).chain([1000]) {
+            let mut slot: Vec<u32> = (0..n).collect();
+            if n % 7 != 0 {
+                slot.shuffle(&mut rng);
+            }
+            let values: Vec<u32> = (0..n).map(|_| rng.random_range(0..MARK)).collect();
+            let mut want = vec![0; n as usize];
+            for (e, &s) in slot.iter().enumerate() {
+                want[s as usize] = values[e];
+            }
+            let mut got = values.clone();
+            permute_to_slots(&mut got, &slot);
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
 
     /// The flock pass's block in AVX instructions gives the lanes' bits: the same mask and the
     /// same nearest distances, block after block, on values drawn to tie (the boid's own x, y
