@@ -331,6 +331,10 @@ pub fn flocks_and_nearest(
                     .into_iter()
                     .fold(link.best2, f32::min);
             } else {
+                debug_assert!(
+                    near.entry().is_none(),
+                    "the union-find counts this boid by slot"
+                );
                 near.for_each_within(p, r, |j, off| link.hit(j, off.length_squared()));
             }
             let best2 = link.best2;
