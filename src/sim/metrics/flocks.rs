@@ -391,16 +391,15 @@ fn roots_by_slot(mut by_index: Vec<u32>, entry_slots: Option<&[u32]>) -> (Vec<u3
                 MARK | slot[e].min(by_index[r] & !MARK)
             };
         }
-        // Each entry's lowest slot: a root's own value, marked, or its root's (roots stay
-        // marked until every entry has read its root).
+        // Each entry's lowest slot: a root's own value, unmarked here, or its root's, which
+        // comes before it and so is unmarked already.
         for e in 0..n {
             let v = by_index[e];
-            if v & MARK == 0 {
-                by_index[e] = by_index[v as usize] & !MARK;
-            }
-        }
-        for v in &mut by_index {
-            *v &= !MARK;
+            by_index[e] = if v & MARK != 0 {
+                v & !MARK
+            } else {
+                by_index[v as usize]
+            };
         }
         permute_to_slots(&mut by_index, slot);
     }
