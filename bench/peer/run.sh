@@ -125,19 +125,30 @@ p_initial_infect_normal = 0.0
 p_initial_infect_doctor = 0.0
 TOML
   done
-  now_us() { echo $(($(date +%s%N) / 1000)); }
+  # The clock in microseconds: bash's own (5.0 and later; the digits of "s.µs", whatever the
+  # locale's decimal mark), so no process is started between the two readings around a run.
+  if [[ -n "${EPOCHREALTIME:-}" ]]; then
+    now_us() { now=${EPOCHREALTIME//[!0-9]/}; }
+  else
+    now_us() { now=$(($(date +%s%N) / 1000)); }
+  fi
   for ((round = 1; round <= ROUNDS; round++)); do
     for n in "${sizes[@]}"; do
-      t0=$(now_us)
-      ${PIN_TO[@]+"${PIN_TO[@]}"} "$PEER" --birds "$n" --steps 210 --warmup 0 >/dev/null
-      t1=$(now_us)
+      # The last round's output folder goes before the clock starts: removing it is not
+      # part of either run.
       rm -rf "$tmp/out-$n"
+      now_us
+      t0=$now
+      ${PIN_TO[@]+"${PIN_TO[@]}"} "$PEER" --birds "$n" --steps 210 --warmup 0 >/dev/null
+      now_us
+      t1=$now
       "$OURS" run --scenario "$tmp/flocking-$n.toml" --threads "$THREADS" --out "$tmp/out-$n" \
         >"$tmp/ours.out" 2>&1 || {
         cat "$tmp/ours.out"
         exit 1
       }
-      t2=$(now_us)
+      now_us
+      t2=$now
       echo $((t1 - t0)) >>"$tmp/peer-$n"
       echo $((t2 - t1)) >>"$tmp/ours-$n"
     done
