@@ -1,13 +1,14 @@
 //! Shiffman's Model B force (docs/model.md §4) for eight boids at once: the same IEEE operations
 //! as [`flocking_force`](super::flocking_force) in the same order, lane by lane, with every
 //! branch of the scalar code (no neighbours, no direction, over the force limit) a lane mask —
-//! so each lane's result is bit for bit the scalar one. No systems live here.
+//! so each lane's result is bit for bit the scalar one. Plain lane arithmetic on the baseline,
+//! AVX instructions written out on the AVX paths. No systems live here.
 
 use bevy::prelude::*;
 
 use super::models::FlockSums;
 use crate::sim::config::SwarmParams;
-use crate::sim::lanes::F8;
+use crate::sim::lanes::{F8, Width};
 use crate::sim::math::UNIT_EPSILON;
 
 /// Two coordinates of eight vectors.
@@ -106,38 +107,174 @@ fn steer_mean(sum: V8, n: F8, v: V8, v_max: F8, f_max: F8) -> V8 {
 
 /// The Shiffman Model B flocking acceleration of eight boids (lane `k`: `sums[k]`, velocity
 /// `v[k]`, parameters `params[k]`, weight factor `gain[k]`), bit for bit
-/// `flocking_force(SteeringModel::Shiffman, …)` of each.
+/// `flocking_force(SteeringModel::Shiffman, …)` of each, at `width`. On the AVX paths the lanes
+/// are put together by two 8 × 8 transposes
+/// ([`Avx::columns`](crate::sim::lanes::Avx::columns)) and the force is worked out in AVX
+/// instructions ([`force8`]'s operations, one for one). From plain lane arithmetic LLVM built
+/// the lanes and did the arithmetic in 128-bit halves, and the force took a seventh of a
+/// 1 000-boid flocking step on one thread; written out, the step is about a tenth faster
+/// (BENCHMARKS.md, round 3, twenty-fourth stop).
 #[inline(always)]
-pub fn shiffman8(sums: &[FlockSums; 8], v: V8, params: [&SwarmParams; 8], gain: F8) -> V8 {
+pub fn shiffman8(
+    width: impl Width,
+    sums: [&FlockSums; 8],
+    v: [Vec2; 8],
+    params: [&SwarmParams; 8],
+    gain: F8,
+) -> V8 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx) = width.avx() {
+        let rows = std::array::from_fn(|k| {
+            let (s, v) = (sums[k], v[k]);
+            let (a, b, c) = (s.away, s.velocity, s.toward);
+            F8([a.x, a.y, b.x, b.y, c.x, c.y, v.x, v.y])
+        });
+        let [ax, ay, bx, by, cx, cy, vx, vy] = avx.columns(&rows);
+        let rows = std::array::from_fn(|k| {
+            let (s, p) = (sums[k], params[k]);
+            let (ns, na, nc) = (s.n_sep as f32, s.n_ali as f32, s.n_coh as f32);
+            let w = [p.separation_weight, p.alignment_weight, p.cohesion_weight];
+            F8([ns, na, nc, p.max_speed, p.max_force, w[0], w[1], w[2]])
+        });
+        let [ns, na, nc, v_max, f_max, ws, wa, wc] = avx.columns(&rows);
+        let lanes = |x, y| V8 { x, y };
+        // SAFETY: an `Avx` exists only on a CPU with AVX.
+        return unsafe {
+            x86::force8_avx(
+                [lanes(ax, ay), lanes(bx, by), lanes(cx, cy)],
+                [ns, na, nc],
+                lanes(vx, vy),
+                (v_max, f_max),
+                [ws, wa, wc].map(|w| w * gain),
+            )
+        };
+    }
+    let _ = width;
     let lane = |f: fn(&SwarmParams) -> f32| F8(std::array::from_fn(|k| f(params[k])));
-    let (v_max, f_max) = (lane(|p| p.max_speed), lane(|p| p.max_force));
-    let count = |f: fn(&FlockSums) -> u32| F8(std::array::from_fn(|k| f(&sums[k]) as f32));
-    let sep = steer_mean(
-        V8::gather(|k| sums[k].away),
-        count(|s| s.n_sep),
-        v,
-        v_max,
-        f_max,
-    );
-    let ali = steer_mean(
-        V8::gather(|k| sums[k].velocity),
-        count(|s| s.n_ali),
-        v,
-        v_max,
-        f_max,
-    );
-    let coh = steer_mean(
-        V8::gather(|k| sums[k].toward),
-        count(|s| s.n_coh),
-        v,
-        v_max,
-        f_max,
-    );
-    let ws = lane(|p| p.separation_weight) * gain;
-    let wa = lane(|p| p.alignment_weight) * gain;
-    let wc = lane(|p| p.cohesion_weight) * gain;
+    let count = |f: fn(&FlockSums) -> u32| F8(std::array::from_fn(|k| f(sums[k]) as f32));
+    force8(
+        [
+            V8::gather(|k| sums[k].away),
+            V8::gather(|k| sums[k].velocity),
+            V8::gather(|k| sums[k].toward),
+        ],
+        [count(|s| s.n_sep), count(|s| s.n_ali), count(|s| s.n_coh)],
+        V8::gather(|k| v[k]),
+        (lane(|p| p.max_speed), lane(|p| p.max_force)),
+        [
+            lane(|p| p.separation_weight) * gain,
+            lane(|p| p.alignment_weight) * gain,
+            lane(|p| p.cohesion_weight) * gain,
+        ],
+    )
+}
+
+/// Model B's force from its lanes: the separation, alignment and cohesion sums and counts,
+/// the velocity, the speed and force limits, and the three weights (already times the gain).
+#[inline(always)]
+fn force8(sum: [V8; 3], n: [F8; 3], v: V8, (v_max, f_max): (F8, F8), w: [F8; 3]) -> V8 {
+    let sep = steer_mean(sum[0], n[0], v, v_max, f_max);
+    let ali = steer_mean(sum[1], n[1], v, v_max, f_max);
+    let coh = steer_mean(sum[2], n[2], v, v_max, f_max);
     // f32 · Vec2 multiplies the weight by each coordinate; the three add left to right.
-    sep.scale(ws).add(ali.scale(wa)).add(coh.scale(wc))
+    sep.scale(w[0]).add(ali.scale(w[1])).add(coh.scale(w[2]))
+}
+
+/// [`force8`] in AVX instructions, each the lane operation [`force8`] does, in its order.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::V8;
+    use crate::sim::lanes::F8;
+    use crate::sim::math::UNIT_EPSILON;
+    use std::arch::x86_64::*;
+
+    /// [`force8`](super::force8) of the same lanes.
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn force8_avx(
+        sum: [V8; 3],
+        n: [F8; 3],
+        v: V8,
+        (v_max, f_max): (F8, F8),
+        w: [F8; 3],
+    ) -> V8 {
+        let (v, v_max, f_max) = ((ld(v.x), ld(v.y)), ld(v_max), ld(f_max));
+        let part = |k: usize| steer_mean((ld(sum[k].x), ld(sum[k].y)), ld(n[k]), v, v_max, f_max);
+        let (sep, ali, coh) = (part(0), part(1), part(2));
+        let w = [ld(w[0]), ld(w[1]), ld(w[2])];
+        let along = |s: __m256, a: __m256, c: __m256| {
+            let first = _mm256_add_ps(_mm256_mul_ps(s, w[0]), _mm256_mul_ps(a, w[1]));
+            st(_mm256_add_ps(first, _mm256_mul_ps(c, w[2])))
+        };
+        V8 {
+            x: along(sep.0, ali.0, coh.0),
+            y: along(sep.1, ali.1, coh.1),
+        }
+    }
+
+    /// `steer_mean` (see [`force8`](super::force8)): `steer(sum / n, v, v_max, f_max)` where
+    /// `n > 0`, +0 elsewhere.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    fn steer_mean(
+        (sx, sy): (__m256, __m256),
+        n: __m256,
+        (vx, vy): (__m256, __m256),
+        v_max: __m256,
+        f_max: __m256,
+    ) -> (__m256, __m256) {
+        let zero = _mm256_setzero_ps();
+        let (dx, dy) = (_mm256_div_ps(sx, n), _mm256_div_ps(sy, n));
+        let len = _mm256_sqrt_ps(length_squared(dx, dy));
+        // unit(): no direction below UNIT_EPSILON (an ordered test: false for NaN).
+        let has = _mm256_cmp_ps::<_CMP_GE_OQ>(len, _mm256_set1_ps(UNIT_EPSILON));
+        let ux = _mm256_and_ps(_mm256_div_ps(dx, len), has);
+        let uy = _mm256_and_ps(_mm256_div_ps(dy, len), has);
+        let wx = _mm256_sub_ps(_mm256_mul_ps(ux, v_max), vx);
+        let wy = _mm256_sub_ps(_mm256_mul_ps(uy, v_max), vy);
+        // truncate(): scaled down only above the limit.
+        let len2 = length_squared(wx, wy);
+        let over = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_GT_OQ>(len2, _mm256_mul_ps(f_max, f_max)),
+            _mm256_cmp_ps::<_CMP_GT_OQ>(len2, zero),
+        );
+        let s = _mm256_div_ps(f_max, _mm256_sqrt_ps(len2));
+        let some = _mm256_cmp_ps::<_CMP_GT_OQ>(n, zero);
+        // Masks are all ones or all zeros, so `blendv` (which reads the sign bit) selects as
+        // `F8::select` does.
+        let pick =
+            |w: __m256, scaled: __m256| _mm256_and_ps(_mm256_blendv_ps(w, scaled, over), some);
+        (
+            pick(wx, _mm256_mul_ps(wx, s)),
+            pick(wy, _mm256_mul_ps(wy, s)),
+        )
+    }
+
+    /// `x·x + y·y`, as `Vec2::length_squared` computes it.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    fn length_squared(x: __m256, y: __m256) -> __m256 {
+        _mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx")]
+    fn ld(a: F8) -> __m256 {
+        // SAFETY: F8 is 32 bytes aligned to 32.
+        unsafe { _mm256_load_ps(a.0.as_ptr()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx")]
+    fn st(a: __m256) -> F8 {
+        let mut out = F8::ZERO;
+        // SAFETY: as in `ld`.
+        unsafe { _mm256_store_ps(out.0.as_mut_ptr(), a) };
+        out
+    }
 }
 
 #[cfg(test)]
@@ -145,17 +282,28 @@ mod tests {
     use super::*;
     use crate::sim::config::{SimConfig, SteeringModel};
     use crate::sim::flocking::flocking_force;
+    use crate::sim::lanes::{Baseline, vectorized};
     use rand::{Rng, SeedableRng};
 
     #[test]
     fn eight_lanes_give_the_scalar_bits() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
         let base = SimConfig::default().swarms;
-        let params = [
+        let mut params = [
             base.normal.clone(),
             base.doctor.clone(),
             base.antivax.clone(),
         ];
+        // Three weights and two limits that differ from each other and between the swarms, so
+        // a lane or a weight taken for another shows.
+        for (k, p) in params.iter_mut().enumerate() {
+            let k = k as f32;
+            p.separation_weight = 1.5 + 0.25 * k;
+            p.alignment_weight = 1.0 - 0.2 * k;
+            p.cohesion_weight = 0.7 + 0.1 * k;
+            p.max_speed += 10.0 * k;
+            p.max_force *= 1.0 + 0.3 * k;
+        }
         let mut vec = |scale: f32| {
             // Zero, tiny (no direction) and ordinary vectors.
             match rng.random_range(0..6) {
@@ -182,8 +330,11 @@ mod tests {
             let gain = F8(std::array::from_fn(|k| {
                 [1.0, 0.3, 0.0, 1.0][(round + k) % 4]
             }));
-            let got = shiffman8(&sums, V8::gather(|k| v[k]), which.map(|w| &params[w]), gain);
-            for k in 0..8 {
+            let args = (sums.each_ref(), v, which.map(|w| &params[w]));
+            // At this CPU's width, and at the baseline's.
+            let wide = vectorized!(w => { shiffman8(w, args.0, args.1, args.2, gain) });
+            let base = shiffman8(Baseline, args.0, args.1, args.2, gain);
+            for (k, got) in (0..8).flat_map(|k| [(k, wide.lane(k)), (k, base.lane(k))]) {
                 let want = flocking_force(
                     SteeringModel::Shiffman,
                     &sums[k],
@@ -191,7 +342,6 @@ mod tests {
                     &params[which[k]],
                     gain.0[k],
                 );
-                let got = got.lane(k);
                 assert_eq!(
                     (got.x.to_bits(), got.y.to_bits()),
                     (want.x.to_bits(), want.y.to_bits()),

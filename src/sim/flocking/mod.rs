@@ -135,13 +135,13 @@ pub fn flocking_forces_into<T: Send + Clone + Default + 'static>(
         }
         // Model B eight boids at a time (bit for bit the scalar forces); a short last group
         // repeats its last boid.
-        vectorized!({
+        vectorized!(w => {
             for (g, run) in out.chunks_mut(8).enumerate() {
                 let at = |k: usize| (g * 8 + k).min(seen.len() - 1);
-                let lanes: [FlockSums; 8] = std::array::from_fn(|k| seen[at(k)].sums);
                 let f = shiffman8(
-                    &lanes,
-                    V8::gather(|k| seen[at(k)].vel),
+                    w,
+                    std::array::from_fn(|k| &seen[at(k)].sums),
+                    std::array::from_fn(|k| seen[at(k)].vel),
                     std::array::from_fn(|k| config.swarms.get(seen[at(k)].swarm)),
                     F8(std::array::from_fn(|k| gain.of(slots[at(k)] as usize))),
                 );

@@ -1,9 +1,10 @@
 //! What a block run by [`vectorized!`](super::vectorized) knows of the vector width it is
 //! compiled for ([`Width`]: [`Baseline`] or [`Avx`]), and the few operations written by hand for
 //! a width where LLVM does not find good code from plain lane arithmetic on its own: the AVX
-//! paths' transposing lane sums ([`Avx::sums`]). The other hand-written AVX code is the
-//! metrics sample's flock test, `FlockTest::block_avx` in `sim/metrics/flocks.rs`. No
-//! systems live here.
+//! paths' transposing lane sums ([`Avx::sums`]) and 8 × 8 transposes ([`Avx::columns`]). The
+//! other hand-written AVX code is the metrics sample's flock test, `FlockTest::block_avx` in
+//! `sim/metrics/flocks.rs`, and Model B's force for eight boids, `force8_avx` in
+//! `sim/flocking/batch.rs`. No systems live here.
 
 use super::F8;
 
@@ -67,6 +68,19 @@ impl Avx {
         }
         out
     }
+
+    /// The columns of eight rows: `out[j].0[k] == rows[k].0[j]`, by an 8 × 8 transpose (how
+    /// [`Avx::sums`] starts).
+    #[inline(always)]
+    pub fn columns(self, rows: &[F8; 8]) -> [F8; 8] {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: an `Avx` exists only on a CPU with AVX.
+            unsafe { x86::columns_avx(rows) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        std::array::from_fn(|j| F8(std::array::from_fn(|k| rows[k].0[j])))
+    }
 }
 
 /// The transposing lane sums of [`Avx::sums`] in AVX instructions.
@@ -83,6 +97,34 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx")]
     pub(super) unsafe fn sums_avx(rows: &[F8; 8]) -> F8 {
+        let [c0, c1, c2, c3, c4, c5, c6, c7] = transpose(rows);
+        let front = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), c2), c3);
+        let back = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c4, c5), c6), c7);
+        let mut out = F8::ZERO;
+        // SAFETY: F8 is 32 bytes aligned to 32.
+        unsafe { _mm256_store_ps(out.0.as_mut_ptr(), _mm256_add_ps(front, back)) };
+        out
+    }
+
+    /// The columns of eight rows ([`Avx::columns`](super::Avx::columns)).
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn columns_avx(rows: &[F8; 8]) -> [F8; 8] {
+        transpose(rows).map(|c| {
+            let mut out = F8::ZERO;
+            // SAFETY: F8 is 32 bytes aligned to 32.
+            unsafe { _mm256_store_ps(out.0.as_mut_ptr(), c) };
+            out
+        })
+    }
+
+    /// Column `j` of eight rows: lane `j` of every row, by an 8 × 8 transpose.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    fn transpose(rows: &[F8; 8]) -> [__m256; 8] {
         // SAFETY: F8 is 32 bytes aligned to 32.
         let r = |k: usize| unsafe { _mm256_load_ps(rows[k].0.as_ptr()) };
         // Pairs of rows interleaved: lo = r[a][0] r[b][0] r[a][1] r[b][1] | the same of lanes 4
@@ -112,20 +154,15 @@ mod x86 {
         let u1 = _mm256_shuffle_ps::<0xEE>(t4, t6);
         let u2 = _mm256_shuffle_ps::<0x44>(t5, t7);
         let u3 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-        // Column j: lane j of every row.
-        let c0 = _mm256_permute2f128_ps::<0x20>(s0, u0);
-        let c1 = _mm256_permute2f128_ps::<0x20>(s1, u1);
-        let c2 = _mm256_permute2f128_ps::<0x20>(s2, u2);
-        let c3 = _mm256_permute2f128_ps::<0x20>(s3, u3);
-        let c4 = _mm256_permute2f128_ps::<0x31>(s0, u0);
-        let c5 = _mm256_permute2f128_ps::<0x31>(s1, u1);
-        let c6 = _mm256_permute2f128_ps::<0x31>(s2, u2);
-        let c7 = _mm256_permute2f128_ps::<0x31>(s3, u3);
-        let front = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), c2), c3);
-        let back = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c4, c5), c6), c7);
-        let mut out = F8::ZERO;
-        // SAFETY: as above.
-        unsafe { _mm256_store_ps(out.0.as_mut_ptr(), _mm256_add_ps(front, back)) };
-        out
+        [
+            _mm256_permute2f128_ps::<0x20>(s0, u0),
+            _mm256_permute2f128_ps::<0x20>(s1, u1),
+            _mm256_permute2f128_ps::<0x20>(s2, u2),
+            _mm256_permute2f128_ps::<0x20>(s3, u3),
+            _mm256_permute2f128_ps::<0x31>(s0, u0),
+            _mm256_permute2f128_ps::<0x31>(s1, u1),
+            _mm256_permute2f128_ps::<0x31>(s2, u2),
+            _mm256_permute2f128_ps::<0x31>(s3, u3),
+        ]
     }
 }
