@@ -428,6 +428,10 @@ impl Grid {
             let mut len = 0;
             let mut done = vec![T::default(); BATCH];
             let mut first = self.start[chunk.start] as usize;
+            // Each entry's result starts as a copy of this one (built in place for every
+            // entry, the default was written to the stack in pieces and read back whole, which
+            // stalled each boid: BENCHMARKS.md, round 3, twenty-fourth stop).
+            let blank = S::default();
             let mut flush = |first: usize, batch: &mut [S]| {
                 let slots = &self.slot[first..first + batch.len()];
                 let done = &mut done[..batch.len()];
@@ -452,7 +456,7 @@ impl Grid {
                         flush(first, &mut batch);
                         (first, len) = (e, 0);
                     }
-                    batch[len] = S::default();
+                    batch[len].clone_from(&blank);
                     if any && wanted(e) {
                         f(e, &near, &mut batch[len]);
                     }
