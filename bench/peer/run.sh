@@ -22,7 +22,8 @@
 # workload (a scenario written here: one swarm of N Normal boids on the grid at the bench's
 # density, nothing else; the run's default metrics every 0.5 s and its CSV, JSON and PNG
 # files) on THREADS threads (default 2, not pinned). Ours is charged wall × THREADS
-# core-seconds, the peer its wall; it prints the medians and the ratio.
+# core-seconds, the peer its wall; it prints the medians and the ratio. Only the two processes
+# are timed: the last round's output folder is removed before the clock starts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIZES="${SIZES:-1000,10000,100000}"
