@@ -149,7 +149,7 @@ pub fn shiffman8(
             )
         };
     }
-    let _ = width;
+    let _ = width; // (no AVX path off x86-64)
     let lane = |f: fn(&SwarmParams) -> f32| F8(std::array::from_fn(|k| f(params[k])));
     let count = |f: fn(&FlockSums) -> u32| F8(std::array::from_fn(|k| f(sums[k]) as f32));
     force8(
@@ -201,13 +201,16 @@ mod x86 {
         (v_max, f_max): (F8, F8),
         w: [F8; 3],
     ) -> V8 {
-        let (v, v_max, f_max) = ((ld(v.x), ld(v.y)), ld(v_max), ld(f_max));
-        let part = |k: usize| steer_mean((ld(sum[k].x), ld(sum[k].y)), ld(n[k]), v, v_max, f_max);
+        let (v, v_max, f_max) = ((v.x.m256(), v.y.m256()), v_max.m256(), f_max.m256());
+        let part = |k: usize| {
+            let sum = (sum[k].x.m256(), sum[k].y.m256());
+            steer_mean(sum, n[k].m256(), v, v_max, f_max)
+        };
         let (sep, ali, coh) = (part(0), part(1), part(2));
-        let w = [ld(w[0]), ld(w[1]), ld(w[2])];
+        let w = [w[0].m256(), w[1].m256(), w[2].m256()];
         let along = |s: __m256, a: __m256, c: __m256| {
             let first = _mm256_add_ps(_mm256_mul_ps(s, w[0]), _mm256_mul_ps(a, w[1]));
-            st(_mm256_add_ps(first, _mm256_mul_ps(c, w[2])))
+            F8::from_m256(_mm256_add_ps(first, _mm256_mul_ps(c, w[2])))
         };
         V8 {
             x: along(sep.0, ali.0, coh.0),
@@ -258,22 +261,6 @@ mod x86 {
     #[target_feature(enable = "avx")]
     fn length_squared(x: __m256, y: __m256) -> __m256 {
         _mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y))
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn ld(a: F8) -> __m256 {
-        // SAFETY: F8 is 32 bytes aligned to 32.
-        unsafe { _mm256_load_ps(a.0.as_ptr()) }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx")]
-    fn st(a: __m256) -> F8 {
-        let mut out = F8::ZERO;
-        // SAFETY: as in `ld`.
-        unsafe { _mm256_store_ps(out.0.as_mut_ptr(), a) };
-        out
     }
 }
 

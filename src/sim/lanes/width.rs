@@ -71,15 +71,39 @@ impl Avx {
 
     /// The columns of eight rows: `out[j].0[k] == rows[k].0[j]`, by an 8 × 8 transpose (how
     /// [`Avx::sums`] starts).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub fn columns(self, rows: &[F8; 8]) -> [F8; 8] {
-        #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: an `Avx` exists only on a CPU with AVX.
-            unsafe { x86::columns_avx(rows) }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        std::array::from_fn(|j| F8(std::array::from_fn(|k| rows[k].0[j])))
+        // SAFETY: an `Avx` exists only on a CPU with AVX.
+        unsafe { x86::columns_avx(rows) }
+    }
+}
+
+/// Eight lanes in and out of an AVX register, for the blocks written in AVX instructions.
+#[cfg(target_arch = "x86_64")]
+impl F8 {
+    /// The lanes as an AVX register.
+    ///
+    /// # Safety
+    /// Called from code without AVX enabled, the CPU must have AVX.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    pub fn m256(self) -> std::arch::x86_64::__m256 {
+        // SAFETY: an F8 is 32 bytes aligned to 32.
+        unsafe { std::arch::x86_64::_mm256_load_ps(self.0.as_ptr()) }
+    }
+
+    /// The lanes of an AVX register.
+    ///
+    /// # Safety
+    /// Called from code without AVX enabled, the CPU must have AVX.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    pub fn from_m256(v: std::arch::x86_64::__m256) -> F8 {
+        let mut out = F8::ZERO;
+        // SAFETY: as in `m256`.
+        unsafe { std::arch::x86_64::_mm256_store_ps(out.0.as_mut_ptr(), v) };
+        out
     }
 }
 
@@ -100,10 +124,7 @@ mod x86 {
         let [c0, c1, c2, c3, c4, c5, c6, c7] = transpose(rows);
         let front = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), c2), c3);
         let back = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c4, c5), c6), c7);
-        let mut out = F8::ZERO;
-        // SAFETY: F8 is 32 bytes aligned to 32.
-        unsafe { _mm256_store_ps(out.0.as_mut_ptr(), _mm256_add_ps(front, back)) };
-        out
+        F8::from_m256(_mm256_add_ps(front, back))
     }
 
     /// The columns of eight rows ([`Avx::columns`](super::Avx::columns)).
@@ -113,20 +134,14 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx")]
     pub(super) unsafe fn columns_avx(rows: &[F8; 8]) -> [F8; 8] {
-        transpose(rows).map(|c| {
-            let mut out = F8::ZERO;
-            // SAFETY: F8 is 32 bytes aligned to 32.
-            unsafe { _mm256_store_ps(out.0.as_mut_ptr(), c) };
-            out
-        })
+        transpose(rows).map(|c| F8::from_m256(c))
     }
 
     /// Column `j` of eight rows: lane `j` of every row, by an 8 × 8 transpose.
     #[inline]
     #[target_feature(enable = "avx")]
     fn transpose(rows: &[F8; 8]) -> [__m256; 8] {
-        // SAFETY: F8 is 32 bytes aligned to 32.
-        let r = |k: usize| unsafe { _mm256_load_ps(rows[k].0.as_ptr()) };
+        let r = |k: usize| rows[k].m256();
         // Pairs of rows interleaved: lo = r[a][0] r[b][0] r[a][1] r[b][1] | the same of lanes 4
         // and 5; hi the same of lanes 2, 3 | 6, 7.
         let (t0, t1) = (

@@ -204,15 +204,7 @@ impl FlockTest {
     #[target_feature(enable = "avx")]
     unsafe fn block_avx(&self, l: &Lanes, d2: F8, nearest: &mut [u32; 8]) -> u32 {
         use std::arch::x86_64::*;
-        // SAFETY: an F8 is 32 bytes aligned to 32; `nearest` is read and written unaligned.
-        let (swarm, x, y, d2) = unsafe {
-            (
-                _mm256_load_ps(l.swarm.0.as_ptr()),
-                _mm256_load_ps(l.x.0.as_ptr()),
-                _mm256_load_ps(l.y.0.as_ptr()),
-                _mm256_load_ps(d2.0.as_ptr()),
-            )
-        };
+        let (swarm, x, y, d2) = (l.swarm.m256(), l.x.m256(), l.y.m256(), d2.m256());
         let zero = _mm256_setzero_ps();
         let same = _mm256_cmp_ps::<_CMP_EQ_OQ>(swarm, _mm256_set1_ps(self.swarm));
         let apart = _mm256_and_ps(same, _mm256_cmp_ps::<_CMP_GT_OQ>(d2, zero));
@@ -348,7 +340,8 @@ pub fn flocks_and_nearest(
     // Every slot's root (in the union-find's array), and each flock's size, so each list is
     // allocated once at its size. Slots are `u32`s: at a city's metrics sample these arrays
     // are the sample's peak of memory (BENCHMARKS.md, eighteenth stop).
-    let (root_of, mut flock) = roots_by_slot(groups.into_roots(), entry_slots);
+    let root_of = roots_by_slot(groups.into_roots(), entry_slots);
+    let mut flock = vec![0u32; n];
     for &r in &root_of {
         flock[r as usize] += 1;
     }
@@ -370,11 +363,11 @@ pub fn flocks_and_nearest(
 
 /// Every slot's root (its group's lowest slot), from every boid's root as the union-find
 /// counts them (`by_index`: its group's lowest index; by grid entry where `entry_slots` gives
-/// each entry's slot, else by slot), worked out in its array; and an array of as many zeros.
+/// each entry's slot, else by slot), worked out in its array.
 /// At a city's sample these arrays are the peak of memory (BENCHMARKS.md, eighteenth and
 /// twenty-third stops): a second array of roots was one more word a boid (5 MB in the city),
 /// so the entries' roots are put in slot order in place.
-fn roots_by_slot(mut by_index: Vec<u32>, entry_slots: Option<&[u32]>) -> (Vec<u32>, Vec<u32>) {
+fn roots_by_slot(mut by_index: Vec<u32>, entry_slots: Option<&[u32]>) -> Vec<u32> {
     let n = by_index.len();
     if let Some(slot) = entry_slots {
         assert!(
@@ -403,7 +396,7 @@ fn roots_by_slot(mut by_index: Vec<u32>, entry_slots: Option<&[u32]>) -> (Vec<u3
         }
         permute_to_slots(&mut by_index, slot);
     }
-    (by_index, vec![0; n])
+    by_index
 }
 
 /// The bit [`roots_by_slot`] and [`permute_to_slots`] mark values with (slots are below it).
