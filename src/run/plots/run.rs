@@ -24,7 +24,11 @@ const HEADROOM: f64 = 1.45;
 /// 3.4 ms of a 1 000-boid run on 2 cores (BENCHMARKS.md, nineteenth stop). A thread made for
 /// the second picture could start while the run's worker still spun after the last parallel
 /// loop; the system then put it on the calling thread's core while the other core idled, and
-/// the plots took 4.3–7.9 ms instead of 4.0–4.3.
+/// the plots took 4.3–7.9 ms instead of 4.0–4.3. `rt.png` is the first part, which the calling
+/// thread claims at once: it takes longer than `sir.png` (two panels, each with a fine grid),
+/// and the worker, asleep by the end of a run, starts late. Drawn by the worker, it kept the
+/// calling thread waiting 0.3–1.6 ms after its `sir.png` (BENCHMARKS.md, round 3,
+/// twenty-fifth stop).
 pub fn plot_run_folder(
     dir: &Path,
     titles: (&str, &str),
@@ -38,7 +42,9 @@ pub fn plot_run_folder(
     let draw_rt = || Series::read(&dir.join("rt.csv")).and_then(|s| plot_rt(&s, titles.1, &rt));
     let (sir_drawn, rt_drawn) = if parallel && has_rt {
         let mut drawn: [Option<Result<()>>; 2] = [None, None];
-        for_each_part(drawn.iter_mut().enumerate().collect(), |(k, slot)| {
+        // `rt.png` first: the calling thread draws the longer picture (see above).
+        let [sir_drawn, rt_drawn] = &mut drawn;
+        for_each_part(vec![(1, rt_drawn), (0, sir_drawn)], |(k, slot)| {
             let picture = if k == 0 { &sir } else { &rt };
             let result = catch_unwind(AssertUnwindSafe(|| {
                 if k == 0 { draw_sir() } else { draw_rt() }

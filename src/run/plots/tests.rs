@@ -59,6 +59,20 @@ fn a_run_folders_plots_drawn_at_once_are_those_drawn_one_after_the_other() {
 }
 
 #[test]
+fn a_picture_that_cannot_be_drawn_is_reported_as_itself_at_once_or_in_turn() {
+    for parallel in [true, false] {
+        let dir = run_folder(true);
+        // An empty rt.csv cannot be read.
+        std::fs::write(dir.path().join("rt.csv"), "").unwrap();
+        let drawn = plot_run_folder(dir.path(), ("S / I / R", "R"), parallel);
+        assert!(drawn[0].0.ends_with("sir.png") && drawn[1].0.ends_with("rt.png"));
+        assert!(drawn[0].1.is_ok(), "{drawn:?}");
+        assert!(drawn[1].1.is_err(), "{drawn:?}");
+        assert!(dir.path().join("sir.png").is_file());
+    }
+}
+
+#[test]
 fn a_run_folder_without_rt_csv_gets_only_its_sir_plot() {
     let dir = run_folder(false);
     let drawn = plot_run_folder(dir.path(), ("S / I / R", "R"), true);
