@@ -18,17 +18,17 @@ const HEADROOM: f64 = 1.45;
 
 /// Draws a run folder's `sir.png` from its `metrics.csv` under `titles.0`, and its `rt.png`
 /// from its `rt.csv` (when it has one) under `titles.1`; each picture's path with how its
-/// drawing went. With `parallel` the two are drawn at once, as the two parts of one parallel
-/// loop: on the run's own workers (Bevy's compute pool outside a run), the calling thread
-/// taking a part too. The two pictures are the largest part of a small run's fixed cost, about
-/// 3.4 ms of a 1 000-boid run on 2 cores (BENCHMARKS.md, nineteenth stop). A thread made for
-/// the second picture could start while the run's worker still spun after the last parallel
-/// loop; the system then put it on the calling thread's core while the other core idled, and
-/// the plots took 4.3–7.9 ms instead of 4.0–4.3. `rt.png` is the first part, which the calling
-/// thread claims at once: it takes longer than `sir.png` (two panels, each with a fine grid),
-/// and the worker, asleep by the end of a run, starts late. Drawn by the worker, it kept the
-/// calling thread waiting 0.3–1.6 ms after its `sir.png` (BENCHMARKS.md, round 3,
-/// twenty-fifth stop).
+/// drawing went. With `parallel` the two are drawn at the same time, as the two parts of one
+/// parallel loop: on the run's own workers (Bevy's compute pool outside a run), the calling
+/// thread taking a part too. The two pictures are the largest part of a small run's fixed
+/// cost, about 3.1 ms of a 1 000-boid run on 2 cores (BENCHMARKS.md, twenty-fifth stop). A
+/// thread made for the second picture could start while the run's worker still spun after the
+/// last parallel loop; the system then put it on the calling thread's core while the other
+/// core idled, and the plots took 4.3–7.9 ms instead of 4.0–4.3 (nineteenth stop). `rt.png`
+/// is the first part, which on the run's own workers the calling thread claims immediately:
+/// it takes longer than `sir.png` (about 3 ms against 2.5 at 1 000 boids), and the worker,
+/// usually asleep by the end of a run, starts late. With `sir.png` first, the calling thread
+/// finished it and then waited 0.3–1.6 ms for the worker's `rt.png` (twenty-fifth stop).
 pub fn plot_run_folder(
     dir: &Path,
     titles: (&str, &str),

@@ -1,5 +1,6 @@
 //! Tests of the plots: sizes, the pieces that compute what they draw, and a run folder's two
-//! plots drawn at once.
+//! plots drawn in parallel (the same pictures as one after the other, and a failure reported
+//! under its own picture's name).
 
 use super::experiment::scale_colour;
 use super::*;
@@ -59,10 +60,10 @@ fn a_run_folders_plots_drawn_at_once_are_those_drawn_one_after_the_other() {
 }
 
 #[test]
-fn a_picture_that_cannot_be_drawn_is_reported_as_itself_at_once_or_in_turn() {
+fn a_picture_that_cannot_be_drawn_reports_its_own_error_in_parallel_or_in_turn() {
     for parallel in [true, false] {
         let dir = run_folder(true);
-        // An empty rt.csv cannot be read.
+        // An empty rt.csv has no header, so reading it fails.
         std::fs::write(dir.path().join("rt.csv"), "").unwrap();
         let drawn = plot_run_folder(dir.path(), ("S / I / R", "R"), parallel);
         assert!(drawn[0].0.ends_with("sir.png") && drawn[1].0.ends_with("rt.png"));
