@@ -107,17 +107,20 @@ fn problem(k: &Key, config: &SimConfig) -> Option<String> {
     }
     let value = config.get(&k.key).ok()?;
     let x = value.as_f64()?;
-    let shown = value.to_string();
-    let upper = k.upper_bound(config);
-    let allowed = || k.allowed(k.spec.lower, upper);
+    // The value's text, the bounds and their words are worked out only for a value that is
+    // not allowed: most keys pass, and this runs over every key at every load.
+    let shown = || value.to_string();
+    let upper = || k.upper_bound(config);
+    let allowed = || k.allowed(k.spec.lower, upper());
     if k.spec.infinite_ok {
         // A duration that may be `inf` (never) but must be positive and not NaN.
         return (x.is_nan() || x <= 0.0)
-            .then(|| format!("{shown} is out of range; allowed: {}", allowed()));
+            .then(|| format!("{} is out of range; allowed: {}", shown(), allowed()));
     }
     if !x.is_finite() {
         return Some(format!(
-            "{shown} is not a finite number; allowed: {}",
+            "{} is not a finite number; allowed: {}",
+            shown(),
             allowed()
         ));
     }
@@ -125,15 +128,11 @@ fn problem(k: &Key, config: &SimConfig) -> Option<String> {
         Bound::Open(b) => x > b,
         Bound::Closed(b) => x >= b,
     };
-    let below = match upper {
+    let below = || match upper() {
         Bound::Open(b) => x < b,
         Bound::Closed(b) => x <= b,
     };
-    let shown = config
-        .get(&k.key)
-        .map(|v| v.to_string())
-        .unwrap_or_default();
-    (!(above && below)).then(|| format!("{shown} is out of range; allowed: {}", allowed()))
+    (!(above && below())).then(|| format!("{} is out of range; allowed: {}", shown(), allowed()))
 }
 
 #[cfg(test)]

@@ -135,6 +135,10 @@ impl Link<'_> {
     /// already.
     #[inline(always)]
     fn join(&mut self, k: usize) {
+        // Most neighbours hang from `i`'s root already: one load settles them.
+        if self.groups.parent[k].load(Ordering::Acquire) == self.root_i {
+            return;
+        }
         if self.groups.root(k as u32) != self.root_i {
             self.root_i = self.groups.join(self.me as u32, k as u32);
         }
