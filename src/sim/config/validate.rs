@@ -107,7 +107,7 @@ fn problem(k: &Key, config: &SimConfig) -> Option<String> {
     }
     let value = config.get(&k.key).ok()?;
     let x = value.as_f64()?;
-    // The value's text, the bounds and their words are worked out only for a value that is
+    // The value's text and the allowed range in words are worked out only for a value that is
     // not allowed: most keys pass, and this runs over every key at every load.
     let shown = || value.to_string();
     let upper = || k.upper_bound(config);
