@@ -3,6 +3,7 @@
 //! boid's neighbourhood: a union-find shared by the threads, fed eight candidates at a time by
 //! the lanes' test ([`FlockTest`]). No systems live here.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use bevy::prelude::*;
@@ -87,17 +88,18 @@ impl Groups {
 /// One boid's links in [`flocks_and_nearest`]: it joins the groups of boid `i` and each other
 /// boid of its swarm it hears of, and keeps the nearest squared distance among them. The
 /// union-find counts boids by their place in the traversal (see [`flocks_and_nearest`]):
-/// `me` is `i`'s.
+/// `me` is `i`'s. What changes is in cells, so that the lanes' two kinds of hit can share it.
 struct Link<'a> {
     groups: &'a Groups,
+    /// The union-find's parents, at hand for [`Link::join`]'s first look.
+    parent: &'a [AtomicU32],
     swarms: &'a [Swarm],
-    isolated: &'a [bool],
     i: usize,
     me: usize,
     swarm: Swarm,
     /// A root of `i`'s group (see [`flocks_and_nearest`]).
-    root_i: u32,
-    best2: f32,
+    root_i: Cell<u32>,
+    best2: Cell<f32>,
 }
 
 impl Link<'_> {
@@ -107,26 +109,22 @@ impl Link<'_> {
     /// it). Always inlined: it runs once a neighbour, inside the scan's loop, and as a call it
     /// passed its arguments through memory.
     #[inline(always)]
-    fn hit(&mut self, j: usize, d2: f32) {
+    fn hit(&self, j: usize, d2: f32) {
         if j != self.i && self.swarms[j] == self.swarm {
-            self.best2 = self.best2.min(d2);
+            self.best2.set(self.best2.get().min(d2));
             if j > self.i {
                 self.join(j);
             }
         }
     }
 
-    /// [`Link::hit`] for the neighbours the lanes pass on ([`flocks_and_nearest`]), `j` the
-    /// slot and `at` the grid entry: either one of `i`'s swarm at a distance, not isolated and
-    /// ahead of `i` (its distance already taken by the lanes), whose link is joined; or one the
-    /// lanes could not sort out (at `i`'s very point, or isolated, `i` itself among them),
-    /// taken as [`Link::hit`] takes it but joined whichever slot is lower.
+    /// [`Link::hit`] for the neighbours the lanes could not sort out ([`flocks_and_nearest`]):
+    /// at `i`'s very point, or isolated, `i` itself among them; `j` the slot and `at` the grid
+    /// entry. Taken as [`Link::hit`] takes it, but joined whichever slot is lower.
     #[inline(always)]
-    fn hit_kept(&mut self, j: usize, at: usize, d2: f32) {
-        if d2 > 0.0 && !self.isolated[j] {
-            self.join(at);
-        } else if j != self.i && self.swarms[j] == self.swarm {
-            self.best2 = self.best2.min(d2);
+    fn hit_kept(&self, j: usize, at: usize, d2: f32) {
+        if j != self.i && self.swarms[j] == self.swarm {
+            self.best2.set(self.best2.get().min(d2));
             self.join(at);
         }
     }
@@ -134,13 +132,14 @@ impl Link<'_> {
     /// The group of the boid the union-find counts `k` joined with `i`'s, unless it is `i`'s
     /// already.
     #[inline(always)]
-    fn join(&mut self, k: usize) {
+    fn join(&self, k: usize) {
         // Most neighbours hang from `i`'s root already: one load settles them.
-        if self.groups.parent[k].load(Ordering::Acquire) == self.root_i {
+        let root_i = self.root_i.get();
+        if self.parent[k].load(Ordering::Acquire) == root_i {
             return;
         }
-        if self.groups.root(k as u32) != self.root_i {
-            self.root_i = self.groups.join(self.me as u32, k as u32);
+        if self.groups.root(k as u32) != root_i {
+            self.root_i.set(self.groups.join(self.me as u32, k as u32));
         }
     }
 }
@@ -163,9 +162,11 @@ struct FlockTest {
 impl FlockTest {
     /// Lowers `nearest[k]` (a squared distance's bits) to `d2[k]`, if smaller, where lane `k`
     /// holds a boid of this boid's swarm with `0 < d2 < r2`. Returns the bits of the lanes to
-    /// pass on one by one: boids of the swarm with `d2 > 0` ahead of this one (greater y, or
-    /// equal y and greater x), boids of the swarm at `d2 = 0` (this one among them), and
-    /// isolated boids. The caller keeps only the bits of lanes within the radius.
+    /// pass on one by one: bit `k` for boids of the swarm at `d2 = 0` (this one among them)
+    /// and isolated boids, and bit `8 + k` for boids of the swarm with `d2 > 0` ahead of this
+    /// one (greater y, or equal y and greater x), whose link needs only their grid entry (see
+    /// [`crate::sim::neighbours::Near::within_by_lanes`]). The caller keeps only the bits of
+    /// lanes within the radius.
     #[inline(always)]
     fn block(&self, l: &Lanes, d2: F8, avx: Option<Avx>, nearest: &mut [u32; 8]) -> u32 {
         #[cfg(target_arch = "x86_64")]
@@ -194,7 +195,8 @@ impl FlockTest {
         let (cx, cy) = (F8::splat(self.centre.x), F8::splat(self.centre.y));
         let ahead = apart & (l.y.cmp_gt(cy) | (l.y.cmp_eq(cy) & l.x.cmp_gt(cx)));
         let at_i = same & d2.cmp_eq(F8::ZERO);
-        (ahead | at_i | l.swarm.cmp_eq(F8::splat(ISOLATED_LANE))).move_mask()
+        let lone = l.swarm.cmp_eq(F8::splat(ISOLATED_LANE));
+        (at_i | lone).move_mask() | ahead.move_mask() << 8
     }
 
     /// [`FlockTest::block`] in AVX instructions: the same tests (ordered comparisons, false
@@ -233,7 +235,8 @@ impl FlockTest {
         let ahead = _mm256_and_ps(apart, after);
         let at_i = _mm256_and_ps(same, _mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero));
         let lone = _mm256_cmp_ps::<_CMP_EQ_OQ>(swarm, _mm256_set1_ps(ISOLATED_LANE));
-        _mm256_movemask_ps(_mm256_or_ps(_mm256_or_ps(ahead, at_i), lone)) as u32
+        let rest = _mm256_movemask_ps(_mm256_or_ps(at_i, lone)) as u32;
+        rest | (_mm256_movemask_ps(ahead) as u32) << 8
     }
 }
 
@@ -286,20 +289,22 @@ pub fn flocks_and_nearest(
             // A root `i`'s group had: a neighbour whose root it is needs no join. Groups only
             // merge, so a root that is still one still holds `i`, however old the value; in a
             // flock most links find their two ends joined already.
-            let mut link = Link {
+            let link = Link {
                 groups: &groups,
+                parent: &groups.parent,
                 swarms: &snapshot.swarm,
-                isolated: &snapshot.isolated,
                 i,
                 me,
                 swarm,
-                root_i: groups.root(me as u32),
-                best2: f32::INFINITY,
+                root_i: Cell::new(groups.root(me as u32)),
+                best2: Cell::new(f32::INFINITY),
             };
             // Eight candidates at a time on the grid. For the neighbours of `i`'s swarm at a
             // distance, the lanes keep the nearest distance themselves, and pass on, to be
             // joined, only those ahead of `i`: after it in the order of y, then x, of the
-            // positions the world holds, an order both boids of a link agree on. Each link of
+            // positions the world holds, an order both boids of a link agree on. These come as
+            // grid entries alone: their link is joined with no look at the snapshot (which
+            // boid, its swarm, whether it is isolated), which their lanes settled. Each link of
             // two boids at different points is then joined from one side, with no test per
             // neighbour; the test it replaces (is `j` the higher slot?) went either way at
             // random, and the processor mispredicted it half the time. The lanes pass on the
@@ -320,12 +325,16 @@ pub fn flocks_and_nearest(
                 |l, d2, avx| test.block(l, d2, avx, &mut lanes_nearest),
                 #[inline(always)]
                 |j, at, d2| link.hit_kept(j, at, d2),
+                #[inline(always)]
+                |at| link.join(at),
             );
             if served {
-                link.best2 = lanes_nearest
-                    .map(f32::from_bits)
-                    .into_iter()
-                    .fold(link.best2, f32::min);
+                link.best2.set(
+                    lanes_nearest
+                        .map(f32::from_bits)
+                        .into_iter()
+                        .fold(link.best2.get(), f32::min),
+                );
             } else {
                 debug_assert!(
                     near.entry().is_none(),
@@ -333,7 +342,7 @@ pub fn flocks_and_nearest(
                 );
                 near.for_each_within(p, r, |j, off| link.hit(j, off.length_squared()));
             }
-            let best2 = link.best2;
+            let best2 = link.best2.get();
             if same_search {
                 best2.sqrt()
             } else {
@@ -478,7 +487,7 @@ mod tests {
             let mut pick = |options: &[f32]| options[rng.random_range(0..options.len())];
             let (mut lanes, mut avx) = ([f32::INFINITY.to_bits(); 8], [0u32; 8]);
             avx.copy_from_slice(&lanes);
-            let (mut passed, mut kept) = (0, 0);
+            let (mut passed, mut alone, mut kept) = (0, 0, 0);
             for _ in 0..2000 {
                 let mut draw = |options: &[f32]| F8(std::array::from_fn(|_| pick(options)));
                 let l = Lanes {
@@ -497,13 +506,18 @@ mod tests {
                 assert_eq!(by_avx, by_lanes, "{l:?} {d2:?}");
                 assert_eq!(avx, lanes);
                 passed += by_lanes.count_ones();
+                alone += (by_lanes >> 8).count_ones();
                 kept += lanes
                     .iter()
                     .filter(|&&m| m != f32::INFINITY.to_bits())
                     .count();
             }
-            // Both kinds of lanes were met: passed on, and kept as nearest.
-            assert!(passed > 1000 && kept > 0, "{passed} passed, {kept} kept");
+            // Every kind of lane was met: passed on whole, passed on as an entry alone, and
+            // kept as nearest.
+            assert!(
+                passed > 1000 && alone > 0 && alone < passed && kept > 0,
+                "{passed} passed, {alone} as entries alone, {kept} kept"
+            );
             assert_eq!(lanes.map(f32::from_bits), [1.0; 8]);
         }
     }

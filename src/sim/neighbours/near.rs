@@ -119,10 +119,13 @@ impl Near<'_> {
     /// eight candidates at a time in the packed copy of the neighbourhood — and returns true;
     /// otherwise calls nothing and returns false.
     /// `keep(lanes, d2, avx)` filters a block of eight candidates at once (see
-    /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore. `avx` is `Some`
+    /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore, and must not
+    /// depend on what `hit` did (the hits come in batches, after their blocks). The lanes it
+    /// marks as needing only their entry (bit `8 + k` for lane `k`, see [`Grid::lanes_within`])
+    /// go to `hit_entry(entry)` instead, in the same order. `avx` is `Some`
     /// on the AVX2 and AVX-512 paths and `None` on the baseline one (see [`Width`]): its
-    /// presence proves the CPU has AVX, so a `keep` may then use AVX instructions. Mark both
-    /// closures `#[inline(always)]`.
+    /// presence proves the CPU has AVX, so a `keep` may then use AVX instructions. Mark the
+    /// three closures `#[inline(always)]`.
     #[inline(always)]
     pub fn within_by_lanes(
         &self,
@@ -130,6 +133,7 @@ impl Near<'_> {
         radius: f32,
         mut keep: impl FnMut(&Lanes, F8, Option<Avx>) -> u32,
         mut hit: impl FnMut(usize, usize, f32),
+        mut hit_entry: impl FnMut(usize),
     ) -> bool {
         let NearKind::Cells { grid, hood, .. } = &self.kind else {
             return false;
@@ -148,6 +152,15 @@ impl Near<'_> {
                         let slot = grid.slot[e] as usize;
                         if self.target.has(slot) {
                             hit(slot, e, d2);
+                        }
+                    },
+                    #[inline(always)]
+                    |e: usize| {
+                        // Every boid a target: no need to know which boid it is.
+                        if matches!(self.target, Targets::Every)
+                            || self.target.has(grid.slot[e] as usize)
+                        {
+                            hit_entry(e);
                         }
                     },
                 )

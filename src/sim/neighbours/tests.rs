@@ -229,12 +229,29 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
                             assert_eq!(b.grid.slot[e] as usize, j, "entry {e}");
                             lanes.push((j, d2.to_bits()))
                         },
+                        |_| panic!("every lane kept is a whole hit"),
                     );
+                    // Swarm 0's lanes kept whole, then as entries alone: the same boids, in
+                    // the same order.
+                    let mut entries = Vec::new();
                     near.within_by_lanes(
                         s.pos[i],
                         radius,
                         |l, _, _| l.swarm.cmp_eq(F8::ZERO).move_mask(),
                         |j, _, d2| kept.push((j, d2.to_bits())),
+                        |_| panic!("no lane is kept as an entry alone"),
+                    );
+                    near.within_by_lanes(
+                        s.pos[i],
+                        radius,
+                        |l, _, _| l.swarm.cmp_eq(F8::ZERO).move_mask() << 8,
+                        |_, _, _| panic!("every lane kept is an entry alone"),
+                        |e| entries.push(b.grid.slot[e] as usize),
+                    );
+                    let kept_slots: Vec<usize> = kept.iter().map(|&(j, _)| j).collect();
+                    assert_eq!(
+                        entries, kept_slots,
+                        "entries alone, slot {i}, radius {radius}"
                     );
                     near.for_each_within(s.pos[i], radius, |j, off| {
                         one_by_one.push((j, off.length_squared().to_bits()))
@@ -268,6 +285,7 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
                     reach,
                     |_, _, _| u32::MAX,
                     |_, _, _| panic!("no lanes here"),
+                    |_| panic!("no lanes here"),
                 )
             },
         );

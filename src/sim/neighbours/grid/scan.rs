@@ -31,6 +31,89 @@ pub struct Lanes {
     pub swarm: F8,
 }
 
+/// Blocks [`Grid::lanes_within`] holds before handing their hits out.
+const PENDING: usize = 32;
+
+/// A bit for each lane of a block.
+const LANE_BITS: u32 = (1 << LANES) - 1;
+
+/// The blocks of a [`Grid::lanes_within`] scan with lanes kept, in order, whose hits are handed
+/// out after the scan, or whenever [`PENDING`] of them wait: with no call to `hit` inside the
+/// scan's loop, the loop keeps its values in registers. For each block: where it starts in the
+/// packed copy, its kept lanes' bits and their squared distances. Also where the hand-out has
+/// got to in the neighbourhood's strips (blocks only come later).
+struct Pending {
+    start: [usize; PENDING],
+    bits: [u32; PENDING],
+    d2: [F8; PENDING],
+    len: usize,
+    /// Where the hand-out has got to: the strips entered so far, where the last of them ends
+    /// in the packed copy, and what turns a place in it into an entry (`entry = m + base`,
+    /// wrapping).
+    strips: usize,
+    end: usize,
+    base: usize,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Self {
+            start: [0; PENDING],
+            bits: [0; PENDING],
+            d2: [F8::ZERO; PENDING],
+            len: 0,
+            strips: 0,
+            end: 0,
+            base: 0,
+        }
+    }
+}
+
+impl Pending {
+    #[inline(always)]
+    fn push(&mut self, start: usize, bits: u32, d2: F8) {
+        self.start[self.len] = start;
+        self.bits[self.len] = bits;
+        self.d2[self.len] = d2;
+        self.len += 1;
+    }
+
+    /// Calls `hit(entry, d2)` or `hit_entry(entry)` (see [`Grid::lanes_within`]) for every
+    /// kept lane of the blocks held, in order, and empties them.
+    #[inline(always)]
+    fn hand_out(
+        &mut self,
+        hood: &Neighbourhood,
+        hit: &mut impl FnMut(usize, f32),
+        hit_entry: &mut impl FnMut(usize),
+    ) {
+        for b in 0..self.len {
+            let full = self.bits[b] & LANE_BITS;
+            let entry_only = (self.bits[b] >> LANES) & !full;
+            let mut bits = full | entry_only;
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                let m = self.start[b] + k;
+                // Far-away lanes never pass, so `m` is an entry of some strip.
+                while m >= self.end {
+                    let strip = &hood.strips[self.strips];
+                    self.base = strip.lo.wrapping_sub(self.end);
+                    self.end += strip.hi - strip.lo;
+                    self.strips += 1;
+                }
+                let entry = m.wrapping_add(self.base);
+                if entry_only & (1 << k) != 0 {
+                    hit_entry(entry);
+                } else {
+                    hit(entry, self.d2[b].0[k]);
+                }
+                bits &= bits - 1;
+            }
+        }
+        self.len = 0;
+    }
+}
+
 impl Grid {
     /// Visits every boid within `radius` of `centre` (see [`super::NeighbourIndex`]). Only the
     /// cells the disc overlaps are scanned — a contact radius much smaller than the cells (which
@@ -212,7 +295,11 @@ impl Grid {
     /// in its packed copy eight at a time (the offsets as [`Grid::lanes`] gives them, which
     /// differ from a query's only in the sign of a zero). `keep(lanes, d2)` sees each block
     /// first and returns a bit per lane (bit `k` for lane `k`; a set bit keeps it): a filter
-    /// on what the lanes hold (their swarm), tested eight at a time rather than per hit.
+    /// on what the lanes hold (their swarm), tested eight at a time rather than per hit. A
+    /// lane whose bit `8 + k` is set instead (and bit `k` not) goes to `hit_entry(entry)`,
+    /// in the same order: a hit that needs nothing but where it is in the grid. The hits are
+    /// handed out in batches after the blocks they come from have been seen ([`Pending`]), so
+    /// `keep` must not depend on what `hit` or `hit_entry` did.
     /// Always inlined, for the same reason as [`Grid::lanes`]; the closures handed in should
     /// be too (`#[inline(always)]` on each): as calls, each hit paid for its arguments' trip
     /// through memory.
@@ -224,10 +311,10 @@ impl Grid {
         r2: f32,
         mut keep: impl FnMut(&Lanes, F8) -> u32,
         mut hit: impl FnMut(usize, f32),
+        mut hit_entry: impl FnMut(usize),
     ) {
         let r2v = F8::splat(r2);
-        // The strip that packed entry `m` came from, and where that strip begins in the copy.
-        let (mut strip, mut first) = (0, 0);
+        let mut pending = Pending::default();
         let mut block = 0;
         self.lanes::<WX, WY>(
             hood,
@@ -235,24 +322,20 @@ impl Grid {
             #[inline(always)]
             |l| {
                 let d2 = l.dx * l.dx + l.dy * l.dy;
-                let mut bits = d2.cmp_lt(r2v).move_mask();
-                if bits != 0 {
-                    bits &= keep(l, d2);
-                }
-                while bits != 0 {
-                    let k = bits.trailing_zeros() as usize;
-                    let m = block + k;
-                    // Far-away lanes never pass, so `m` is an entry of some strip.
-                    while m >= first + (hood.strips[strip].hi - hood.strips[strip].lo) {
-                        first += hood.strips[strip].hi - hood.strips[strip].lo;
-                        strip += 1;
+                let within = d2.cmp_lt(r2v).move_mask();
+                if within != 0 {
+                    let kept = keep(l, d2) & (within | within << LANES);
+                    if kept != 0 {
+                        pending.push(block, kept, d2);
+                        if pending.len == PENDING {
+                            pending.hand_out(hood, &mut hit, &mut hit_entry);
+                        }
                     }
-                    hit(hood.strips[strip].lo + (m - first), d2.0[k]);
-                    bits &= bits - 1;
                 }
                 block += LANES;
             },
         );
+        pending.hand_out(hood, &mut hit, &mut hit_entry);
     }
 
     /// Copies the entries of `strips`, one after another, into `packed` (see [`Packed`]).
