@@ -38,10 +38,11 @@ const PENDING: usize = 32;
 const LANE_BITS: u32 = (1 << LANES) - 1;
 
 /// The blocks of a [`Grid::lanes_within`] scan with lanes kept, in order, whose hits are handed
-/// out after the scan, or whenever [`PENDING`] of them wait: with no call to `hit` inside the
-/// scan's loop, the loop keeps its values in registers. For each block: where it starts in the
-/// packed copy, its kept lanes' bits and their squared distances. Also where the hand-out has
-/// got to in the neighbourhood's strips (blocks only come later).
+/// out after the scan, or whenever [`PENDING`] of them wait: with the calls to `hit` off the
+/// per-block path, the scan's loop keeps its values in registers. For each block: where it
+/// starts in the packed copy, its kept lanes' bits and their squared distances. Also where the
+/// hand-out has got to in the neighbourhood's strips: blocks come in packed order, so that
+/// walk only moves forward, from one hand-out to the next.
 struct Pending {
     start: [usize; PENDING],
     bits: [u32; PENDING],
