@@ -120,10 +120,10 @@ impl Near<'_> {
     /// otherwise calls nothing and returns false.
     /// `keep(lanes, d2, avx)` filters a block of eight candidates at once (see
     /// [`Grid::lanes_within`]); it may drop only candidates `hit` would ignore, and must not
-    /// depend on what `hit` or `hit_entry` did (the hits come in batches, after their blocks). The lanes it
-    /// marks as needing only their entry (bit `8 + k` for lane `k`, see [`Grid::lanes_within`])
-    /// go to `hit_entry(entry)` instead, in the same order. `avx` is `Some`
-    /// on the AVX2 and AVX-512 paths and `None` on the baseline one (see [`Width`]): its
+    /// depend on what `hit` or `hit_entry` did (the hits come in batches, after their
+    /// blocks). The lanes it marks as needing only their entry (bit `8 + k` for lane `k`, see
+    /// [`Grid::lanes_within`]) go to `hit_entry(entry)` instead, in the same order. `avx` is
+    /// `Some` on the AVX2 and AVX-512 paths and `None` on the baseline one (see [`Width`]): its
     /// presence proves the CPU has AVX, so a `keep` may then use AVX instructions. Mark the
     /// three closures `#[inline(always)]`.
     #[inline(always)]
