@@ -43,6 +43,7 @@ const LANE_BITS: u32 = (1 << LANES) - 1;
 /// starts in the packed copy, its kept lanes' bits and their squared distances. Also where the
 /// hand-out has got to in the neighbourhood's strips: blocks come in packed order, so that
 /// walk only moves forward, from one hand-out to the next.
+#[derive(Default)]
 struct Pending {
     start: [usize; PENDING],
     bits: [u32; PENDING],
@@ -54,20 +55,6 @@ struct Pending {
     strips: usize,
     end: usize,
     base: usize,
-}
-
-impl Default for Pending {
-    fn default() -> Self {
-        Self {
-            start: [0; PENDING],
-            bits: [0; PENDING],
-            d2: [F8::ZERO; PENDING],
-            len: 0,
-            strips: 0,
-            end: 0,
-            base: 0,
-        }
-    }
 }
 
 impl Pending {
