@@ -8,15 +8,20 @@
 //! from one pass over a row, at the vector path `sim::lanes` chose (the widest this CPU has
 //! unless `PANDEMIC_BOIDS_SIMD` says otherwise), instead of four passes at the baseline's. The
 //! Paeth predictor is worked out in bytes only, as FPNGE (Luca Versari's fast PNG encoder)
-//! does. It sits beside the layers, like `fonts`: it uses `sim::lanes`, and `run` and `view`
-//! use it.
+//! does. The pictures are drawn on [`Bitmap`] (`bitmap`), plotters' bitmap backend with its
+//! vertical grid lines blended a row at a time. It sits beside the layers, like `fonts`: it
+//! uses `sim::lanes`, and `run` and `view` use it.
 
 use std::io::{Cursor, Write};
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
-use plotters::prelude::{BitMapBackend, DrawingArea, IntoDrawingArea, RGBColor};
+use plotters::prelude::{DrawingArea, IntoDrawingArea, RGBColor};
+
+mod bitmap;
+
+pub use bitmap::Bitmap;
 
 /// Bytes per pixel: red, green and blue, 8 bits each.
 const BPP: usize = 3;
@@ -48,12 +53,12 @@ pub fn draw_png(
     path: &Path,
     size: (u32, u32),
     background: RGBColor,
-    draw: impl FnOnce(&DrawingArea<BitMapBackend<'_>, Shift>) -> Result<()>,
+    draw: impl FnOnce(&DrawingArea<Bitmap<'_>, Shift>) -> Result<()>,
 ) -> Result<()> {
     let RGBColor(r, g, b) = background;
     let mut canvas = Canvas::new(size.0 as usize * size.1 as usize, [r, g, b]);
     {
-        let root = BitMapBackend::with_buffer(canvas.pixels(), size).into_drawing_area();
+        let root = Bitmap::new(canvas.pixels(), size).into_drawing_area();
         draw(&root)?;
     }
     write_png(path, size, canvas.pixels())

@@ -3,6 +3,7 @@
 
 use super::*;
 use plotters::prelude::*;
+use plotters_backend::BackendCoord;
 use rand::{Rng, SeedableRng};
 
 /// The PNG file of RGB `pixels`, in memory.
@@ -87,7 +88,10 @@ fn images() -> Vec<((u32, u32), Vec<u8>)> {
 }
 
 /// A small chart, its curve drawn in `style`: captions, a mesh and a line.
-fn draw_chart(root: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>, style: ShapeStyle) {
+fn draw_chart<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    style: ShapeStyle,
+) {
     let mut c = ChartBuilder::on(root)
         .caption("a chart", ("sans-serif", 18))
         .margin(8)
@@ -218,14 +222,12 @@ fn a_drawing_on_a_canvas_of_a_colour_is_the_drawing_on_a_canvas_filled_with_it()
     crate::fonts::ensure_font();
     let size = (300, 170);
     // A translucent curve, so that what it is drawn over shows.
-    let draw = |root: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>| {
-        draw_chart(root, BLUE.mix(0.6).stroke_width(2))
-    };
+    let style = BLUE.mix(0.6).stroke_width(2);
     let dir = tempfile::tempdir().unwrap();
     for colour in [WHITE, RGBColor(16, 18, 24)] {
         let path = dir.path().join("drawn.png");
         draw_png(&path, size, colour, |root| {
-            draw(root);
+            draw_chart(root, style);
             Ok(())
         })
         .unwrap();
@@ -233,11 +235,98 @@ fn a_drawing_on_a_canvas_of_a_colour_is_the_drawing_on_a_canvas_filled_with_it()
         {
             let root = BitMapBackend::with_buffer(&mut filled, size).into_drawing_area();
             root.fill(&colour).unwrap();
-            draw(&root);
+            draw_chart(&root, style);
         }
         assert_eq!(
             std::fs::read(&path).unwrap(),
             encode(size, &filled).unwrap()
         );
     }
+}
+
+/// One drawing call of [`random_calls`].
+#[derive(Clone, Debug)]
+enum Call {
+    Line(BackendCoord, BackendCoord, ShapeStyle),
+    Pixel(BackendCoord, RGBAColor),
+    Rect(BackendCoord, BackendCoord, ShapeStyle),
+    Present,
+}
+
+/// `n` random drawing calls on a `size` picture: mostly lines along an axis, translucent, one
+/// pixel wide, some reaching past the edges or drawn bottom to top, in few columns so that
+/// lines meet; alphas at plotters' edges (0, between 255/256 and 1, 1); other calls between.
+fn random_calls(rng: &mut impl Rng, size: (u32, u32), n: usize) -> Vec<Call> {
+    let (w, h) = (size.0 as i32, size.1 as i32);
+    let alphas = [0.0, 0.03, 0.1, 0.2, 0.5, 0.9, 0.997, 1.0];
+    let coord =
+        |rng: &mut dyn rand::RngCore| (rng.random_range(-2..w + 2), rng.random_range(-2..h + 2));
+    (0..n)
+        .map(|_| {
+            let colour = RGBColor(rng.random(), rng.random(), rng.random());
+            let alpha = alphas[rng.random_range(0..alphas.len())];
+            let width = if rng.random_bool(0.9) { 1 } else { 2 };
+            let style = colour.mix(alpha).stroke_width(width);
+            let (a, b) = (coord(rng), coord(rng));
+            match rng.random_range(0..40) {
+                0..=31 => Call::Line(a, (a.0, b.1), style),
+                32..=34 => Call::Line(a, (b.0, a.1), style),
+                35 => Call::Line(a, b, style),
+                36 => Call::Pixel(a, colour.mix(alpha)),
+                37 => Call::Rect(a, b, style.filled()),
+                38 => Call::Rect(a, b, style),
+                _ => Call::Present,
+            }
+        })
+        .collect()
+}
+
+/// Makes `call` on `backend`.
+fn make<DB: DrawingBackend>(backend: &mut DB, call: &Call) {
+    match call {
+        Call::Line(from, to, style) => backend.draw_line(*from, *to, style),
+        Call::Pixel(at, colour) => backend.draw_pixel(*at, colour.to_backend_color()),
+        Call::Rect(a, b, style) => backend.draw_rect(*a, *b, style, style.filled),
+        Call::Present => backend.present(),
+    }
+    .unwrap();
+}
+
+#[test]
+fn the_held_lines_leave_the_pixels_plotters_bitmap_draws() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+    let mut held_most = 0;
+    for round in 0..300 {
+        let size = (rng.random_range(1..14), rng.random_range(1..40));
+        let n = rng.random_range(1..60);
+        let calls = random_calls(&mut rng, size, n);
+        // Random bytes, or pixels of three colours (black among them), which lines cross
+        // again and again.
+        let palette = [[0, 0, 0], [255, 255, 255], [200, 10, 90]];
+        let start: Vec<u8> = if round % 2 == 0 {
+            (0..3 * size.0 * size.1).map(|_| rng.random()).collect()
+        } else {
+            (0..size.0 * size.1)
+                .flat_map(|_| palette[rng.random_range(0..palette.len())])
+                .collect()
+        };
+        let mut theirs = start.clone();
+        {
+            let mut backend = BitMapBackend::with_buffer(&mut theirs, size);
+            for call in &calls {
+                make(&mut backend, call);
+            }
+        }
+        let mut ours = start;
+        {
+            let mut backend = Bitmap::new(&mut ours, size);
+            for call in &calls {
+                make(&mut backend, call);
+                held_most = held_most.max(backend.held());
+            }
+        }
+        assert_eq!(ours, theirs, "round {round}, {size:?}, {calls:?}");
+    }
+    // The lines were held, several at once, rather than drawn as they came.
+    assert!(held_most >= 10, "at most {held_most} lines held");
 }

@@ -9,6 +9,7 @@ use plotters::prelude::*;
 
 use super::*;
 use crate::fonts::ensure_font;
+use crate::png::Bitmap;
 use crate::run::results::{RunRecord, Series, Span};
 use crate::sim::stats::estimate;
 
@@ -187,14 +188,14 @@ pub fn plot_experiment(
 
 /// Axes of an infected-fraction-over-time chart; `fonts` are the caption and label sizes.
 fn fraction_chart<'a, 'b>(
-    area: &'a DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>,
+    area: &'a DrawingArea<Bitmap<'b>, plotters::coord::Shift>,
     caption: &str,
     fonts: (u32, u32),
     (t_max, y_max): (f64, f64),
 ) -> Result<
     ChartContext<
         'a,
-        BitMapBackend<'b>,
+        Bitmap<'b>,
         Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
     >,
 > {
@@ -328,7 +329,7 @@ fn heatmap(
 
 /// A vertical colour bar from `lo` (bottom) to `hi` (top) in the heatmap's scale.
 fn colour_bar(
-    area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    area: &DrawingArea<Bitmap<'_>, plotters::coord::Shift>,
     lo: f64,
     hi: f64,
     unit: &str,
