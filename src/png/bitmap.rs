@@ -1,13 +1,14 @@
 //! The backend the crate's pictures are drawn on: plotters' bitmap backend over a canvas's
-//! pixels, except that translucent lines one pixel wide and straight up and down (a chart's
-//! vertical grid lines) are held back, then blended a row at a time. plotters blends such a
-//! line one pixel per row, down the whole picture, and recomputes every pixel; a chart's grid
-//! took about 1.3 ms of `rt.png`'s 3 ms (BENCHMARKS.md, twenty-fifth stop). Here the held
-//! lines' pixels of a row are blended together, and each line remembers the last pixel it
-//! was blended over and what that became: a grid line crosses the background, one colour,
-//! nearly all the way. The pixels come out the same: a held line gets the arithmetic plotters
-//! gives it, the held lines of a pixel are blended in the order they were drawn, and anything
-//! else drawn blends every held line in first.
+//! pixels, except that translucent lines along an axis that cover one column of pixels (in a
+//! chart, the vertical grid lines) are held back, then blended a row at a time. plotters blends
+//! such a line one pixel per row, down the whole picture, recomputing the blend at every pixel;
+//! the grids of a run's two pictures took 1.1–1.25 ms of CPU time (BENCHMARKS.md,
+//! twenty-seventh stop). Here the held lines' pixels of a row are blended together, and each
+//! line remembers the colour of the last pixel it was blended over and the result: a grid line
+//! crosses the background, one colour, nearly all the way. The pixels come out the same: a held
+//! line gets the arithmetic plotters gives it, the held lines of a pixel are blended in the
+//! order they were drawn, and anything else drawn blends every held line in first. A line
+//! that would blend nothing (an alpha of 0, or wholly off the picture) is dropped.
 
 use std::ops::Range;
 
@@ -17,11 +18,10 @@ use plotters_backend::{
 };
 use plotters_bitmap::BitMapBackendError;
 
-/// Bytes per pixel: red, green and blue.
-const BPP: usize = 3;
+use super::BPP;
 
 /// A held line: one column of pixels, a range of rows, a colour and its weight.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Held {
     /// The pixel column.
     x: usize,
@@ -33,7 +33,7 @@ struct Held {
     weight: u64,
 }
 
-/// Plotters' bitmap backend on `pixels`, holding back translucent one-pixel vertical lines
+/// Plotters' bitmap backend on `pixels`, holding back translucent lines one column wide
 /// until something else is drawn, the picture is presented or the backend is dropped.
 pub struct Bitmap<'a> {
     pixels: &'a mut [u8],
@@ -152,8 +152,8 @@ impl<'a> Bitmap<'a> {
     }
 }
 
-/// A held line while its rows are blended, with the last pixel it was blended over: a line
-/// usually crosses pixels of one colour (the background, before anything else is drawn).
+/// A held line while its rows are blended, with the colour of the last pixel it was blended
+/// over: a line usually crosses pixels of one colour (the background, drawn before it).
 struct Crossing {
     /// Where it was in the drawing order.
     order: usize,

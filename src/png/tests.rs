@@ -250,12 +250,21 @@ enum Call {
     Line(BackendCoord, BackendCoord, ShapeStyle),
     Pixel(BackendCoord, RGBAColor),
     Rect(BackendCoord, BackendCoord, ShapeStyle),
+    Path(Vec<BackendCoord>, ShapeStyle),
+    Circle(BackendCoord, u32, ShapeStyle),
+    Polygon(Vec<BackendCoord>, ShapeStyle),
+    Text(BackendCoord, RGBAColor),
+    /// A 2 × 2 bitmap of these bytes.
+    Blit(BackendCoord, [u8; 12]),
+    Prepare,
     Present,
 }
 
 /// `n` random drawing calls on a `size` picture: mostly lines along an axis, translucent, one
-/// pixel wide, some reaching past the edges or drawn bottom to top, in few columns so that
-/// lines meet; alphas at plotters' edges (0, between 255/256 and 1, 1); other calls between.
+/// pixel wide, some reaching past the edges or drawn bottom to top; alphas at plotters' edges
+/// (0, between 255/256 and 1, 1); between them every other kind of call, each of which must
+/// first blend in the lines held back. On the test's small pictures (1 to 13 columns) the
+/// lines meet.
 fn random_calls(rng: &mut impl Rng, size: (u32, u32), n: usize) -> Vec<Call> {
     let (w, h) = (size.0 as i32, size.1 as i32);
     let alphas = [0.0, 0.03, 0.1, 0.2, 0.5, 0.9, 0.997, 1.0];
@@ -268,13 +277,21 @@ fn random_calls(rng: &mut impl Rng, size: (u32, u32), n: usize) -> Vec<Call> {
             let width = if rng.random_bool(0.9) { 1 } else { 2 };
             let style = colour.mix(alpha).stroke_width(width);
             let (a, b) = (coord(rng), coord(rng));
-            match rng.random_range(0..40) {
-                0..=31 => Call::Line(a, (a.0, b.1), style),
-                32..=34 => Call::Line(a, (b.0, a.1), style),
-                35 => Call::Line(a, b, style),
-                36 => Call::Pixel(a, colour.mix(alpha)),
-                37 => Call::Rect(a, b, style.filled()),
-                38 => Call::Rect(a, b, style),
+            match rng.random_range(0..64) {
+                0..=47 => Call::Line(a, (a.0, b.1), style),
+                48..=50 => Call::Line(a, (b.0, a.1), style),
+                51 => Call::Line(a, b, style),
+                52 => Call::Pixel(a, colour.mix(alpha)),
+                53 => Call::Rect(a, b, style.filled()),
+                54 => Call::Rect(a, b, style),
+                55 => Call::Path(vec![a, (a.0, b.1), b], style),
+                56 => Call::Circle(a, rng.random_range(0..4), style),
+                57 => Call::Circle(a, rng.random_range(0..4), style.filled()),
+                58 => Call::Polygon(vec![a, b, (a.0, b.1)], style),
+                59 => Call::Text(a, colour.mix(alpha)),
+                // On the picture: plotters' bitmap backend cannot blit from off its edges.
+                60 => Call::Blit((a.0.clamp(0, w - 1), a.1.clamp(0, h - 1)), rng.random()),
+                61 => Call::Prepare,
                 _ => Call::Present,
             }
         })
@@ -287,6 +304,15 @@ fn make<DB: DrawingBackend>(backend: &mut DB, call: &Call) {
         Call::Line(from, to, style) => backend.draw_line(*from, *to, style),
         Call::Pixel(at, colour) => backend.draw_pixel(*at, colour.to_backend_color()),
         Call::Rect(a, b, style) => backend.draw_rect(*a, *b, style, style.filled),
+        Call::Path(points, style) => backend.draw_path(points.iter().copied(), style),
+        Call::Circle(at, r, style) => backend.draw_circle(*at, *r, style, style.filled),
+        Call::Polygon(points, style) => backend.fill_polygon(points.iter().copied(), style),
+        Call::Text(at, colour) => {
+            let font = ("sans-serif", 9).into_font().color(colour);
+            backend.draw_text("Rt", &font, *at)
+        }
+        Call::Blit(at, bytes) => backend.blit_bitmap(*at, (2, 2), bytes),
+        Call::Prepare => backend.ensure_prepared(),
         Call::Present => backend.present(),
     }
     .unwrap();
@@ -294,6 +320,7 @@ fn make<DB: DrawingBackend>(backend: &mut DB, call: &Call) {
 
 #[test]
 fn the_held_lines_leave_the_pixels_plotters_bitmap_draws() {
+    crate::fonts::ensure_font();
     let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
     let mut held_most = 0;
     for round in 0..300 {
