@@ -305,7 +305,7 @@ fn three_figures(x: f64) -> String {
 
 /// Runs every size × backend and prints the table (and ratios) as it goes.
 pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::sim::parallel::cores();
     say!("machine: {}", Machine::this().line());
     say!(
         "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} ({} cores)",
@@ -413,7 +413,7 @@ pub fn write_json(
         "workload": format!("{:?}", opts.workload).to_lowercase(),
         "threads": opts
             .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            .unwrap_or_else(crate::sim::parallel::cores),
         "steps": opts.steps,
         "warmup": opts.warmup,
     });

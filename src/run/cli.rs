@@ -84,10 +84,8 @@ pub struct BatchArgs {
 impl BatchArgs {
     /// Runs at a time: `--jobs` or every core.
     pub fn jobs(&self) -> usize {
-        self.jobs.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get()),
-            usize::from,
-        )
+        self.jobs
+            .map_or_else(crate::sim::parallel::cores, usize::from)
     }
 }
 

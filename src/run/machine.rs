@@ -32,7 +32,7 @@ impl Machine {
         let vector_extensions = vector_extensions();
         Machine {
             cpu: cpu_name().unwrap_or_else(|| "unknown".to_string()),
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cores: crate::sim::parallel::cores(),
             widest_vector_extension: vector_extensions.last().copied().unwrap_or("none"),
             vector_extensions,
             vector_path: Path::current().describe(),

@@ -16,7 +16,7 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
             .file_name()
             .map_or("run".into(), |n| n.to_string_lossy().into_owned());
         let rt_title = format!("reproduction numbers: {title}");
-        let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let parallel = crate::sim::parallel::cores() > 1;
         return plot_run_folder(dir, (&title, &rt_title), parallel)
             .into_iter()
             .map(|(path, drawn)| drawn.map(|()| path))

@@ -6,7 +6,7 @@
 //! here). No systems live here.
 
 use bevy::app::{TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
-use bevy::tasks::{ComputeTaskPool, TaskPool};
+use bevy::tasks::{AsyncComputeTaskPool, ComputeTaskPool, IoTaskPool, TaskPool, TaskPoolBuilder};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -26,11 +26,16 @@ pub fn serial() -> bool {
     HEADLESS_THREADS.load(Ordering::Relaxed) == 1
 }
 
-/// Every core of this machine.
-fn cores() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+/// Every core this process may use, asked once: the standard library reads the process's CPU
+/// set and its cgroup's CPU quota files for it each time (about 30 µs here; a run asked three
+/// times, once of them in Bevy).
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 /// Task pools for the window: the compute pool gets every core (systems run on its threads).
@@ -47,13 +52,22 @@ pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
 /// ([`pool`]) and Bevy's pool is only their fallback (see [`for_each_part`]). The pools are
 /// made here rather than by Bevy's `TaskPoolPlugin`, which would also tick them from the main
 /// thread at the end of every update — for tasks a headless run never spawns there, at a
-/// sixth of a small step's cost.
+/// sixth of a small step's cost — and by their builders rather than `TaskPoolOptions`, which
+/// asks the standard library for the number of cores again. The IO and async-compute pools
+/// get one thread each, as [`pools`] gives them in the window: a headless run uses neither,
+/// but a plugin an extension adds may.
 pub fn init_headless_task_pools(threads: Option<usize>) {
     let threads = threads.unwrap_or_else(cores).max(1);
     let _ = HEADLESS_THREADS.compare_exchange(0, threads, Ordering::Relaxed, Ordering::Relaxed);
-    pools((threads - 1).max(1))
-        .task_pool_options
-        .create_default_pools();
+    let pool = |threads: usize, name: &str| {
+        TaskPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(name.to_string())
+            .build()
+    };
+    IoTaskPool::get_or_init(|| pool(1, "IO Task Pool"));
+    AsyncComputeTaskPool::get_or_init(|| pool(1, "Async Compute Task Pool"));
+    ComputeTaskPool::get_or_init(|| pool((threads - 1).max(1), "Compute Task Pool"));
 }
 
 /// Task pools whose compute pool has `cores` threads. Bevy's default gives the compute pool
@@ -275,11 +289,9 @@ pub fn for_each_part<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
 /// [`own_workers`]).
 fn headless_pool() -> Option<&'static Pool> {
     static POOL: OnceLock<Pool> = OnceLock::new();
-    // Asked once: the standard library reads the process's CPU set and cgroup limits for it.
-    static CORES: OnceLock<usize> = OnceLock::new();
     let workers = own_workers(
         HEADLESS_THREADS.load(Ordering::Relaxed),
-        *CORES.get_or_init(cores),
+        cores(),
         SIDE_BY_SIDE.load(Ordering::Relaxed) > 0,
     );
     // The thread count is set once per process, so the first answer holds for every later one.

@@ -221,24 +221,30 @@ mod tests {
         true
     }
 
-    /// Runs a loop of 40 parts whose part 0 holds its thread until another thread has run a
-    /// part (so a worker must join in); checks every part ran once, the caller among them.
+    /// Runs a loop of 40 parts in which each thread, in its parts, waits until the other kind
+    /// (the caller, a worker) has started one too, so both must join in; checks every part ran
+    /// once. (A worker that waited for nobody could claim every part while a busy machine kept
+    /// the caller off its core.)
     fn run_with_a_worker(pool: &Pool) {
         let caller = std::thread::current().id();
         let counts: Vec<AtomicUsize> = (0..40).map(|_| AtomicUsize::new(0)).collect();
         let ran_by: Mutex<Vec<ThreadId>> = Mutex::new(Vec::new());
-        let elsewhere = AtomicBool::new(false);
+        let (by_caller, by_worker) = (AtomicBool::new(false), AtomicBool::new(false));
         let ran = pool.run(counts.len(), &|k| {
             counts[k].fetch_add(1, Ordering::Relaxed);
             let me = std::thread::current().id();
             lock(&ran_by).push(me);
-            if me != caller {
-                elsewhere.store(true, Ordering::Relaxed);
-            }
-            if k == 0 {
+            if me == caller {
+                by_caller.store(true, Ordering::Relaxed);
                 assert!(
-                    wait_for(|| elsewhere.load(Ordering::Relaxed)),
+                    wait_for(|| by_worker.load(Ordering::Relaxed)),
                     "no worker ran a part"
+                );
+            } else {
+                by_worker.store(true, Ordering::Relaxed);
+                assert!(
+                    wait_for(|| by_caller.load(Ordering::Relaxed)),
+                    "the caller ran no part"
                 );
             }
         });
