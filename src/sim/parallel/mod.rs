@@ -27,8 +27,8 @@ pub fn serial() -> bool {
 }
 
 /// Every core this process may use, asked once: the standard library reads the process's CPU
-/// set and its cgroup's CPU quota files for it each time (about 30 µs here; a run asked three
-/// times, once of them in Bevy).
+/// set and its cgroup's CPU quota files for it each time (about 30 µs on the 2-core Zen 4 VM
+/// of BENCHMARKS.md, round 3, twenty-eighth stop).
 pub fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| {
@@ -44,18 +44,18 @@ pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
 }
 
 /// Creates the task pools of a headless simulation on `threads` threads in all (default: every
-/// core), unless the process has them already. Its systems run on the calling thread, which
-/// also works on every parallel loop it starts (a Bevy scope runs tasks on the thread waiting
-/// for it), so the compute pool gets `threads − 1` threads; with one thread the loops run
-/// inline and the pool (which Bevy needs) stays idle. `--threads 1` is then one thread, as a
-/// peer's single-threaded run is. With several threads the loops go to the run's own workers
-/// ([`pool`]) and Bevy's pool is only their fallback (see [`for_each_part`]). The pools are
-/// made here rather than by Bevy's `TaskPoolPlugin`, which would also tick them from the main
-/// thread at the end of every update — for tasks a headless run never spawns there, at a
-/// sixth of a small step's cost — and by their builders rather than `TaskPoolOptions`, which
-/// asks the standard library for the number of cores again. The IO and async-compute pools
-/// get one thread each, as [`pools`] gives them in the window: a headless run uses neither,
-/// but a plugin an extension adds may.
+/// core), unless the process has them already. Its systems run on the calling thread, which also
+/// works on every parallel loop it starts (a Bevy scope runs tasks on the thread waiting for it),
+/// so the compute pool gets `threads − 1` threads (at least one); with one thread the loops run
+/// inline and the pool (which Bevy needs) stays idle. `--threads 1` then computes on one thread, as
+/// a peer's single-threaded run does. With several threads the loops go to the run's own workers
+/// ([`pool`]) and Bevy's pool is only their fallback (see [`for_each_part`]). The pools are made
+/// here rather than by Bevy's `TaskPoolPlugin`, which would also tick them from the main thread at
+/// the end of every update — for tasks a headless run never spawns there, at a sixth of a small
+/// step's cost — and by their builders rather than `TaskPoolOptions`, which asks the standard
+/// library for the number of cores again. The IO and async-compute pools get one thread each, as
+/// [`pools`] gives them in the window: a headless run uses neither, but a plugin added by an
+/// extension may.
 pub fn init_headless_task_pools(threads: Option<usize>) {
     let threads = threads.unwrap_or_else(cores).max(1);
     let _ = HEADLESS_THREADS.compare_exchange(0, threads, Ordering::Relaxed, Ordering::Relaxed);

@@ -221,8 +221,8 @@ mod tests {
         true
     }
 
-    /// Runs a loop of 40 parts in which each thread, in its parts, waits until the other kind
-    /// (the caller, a worker) has started one too, so both must join in; checks every part ran
+    /// Runs a loop of 40 parts in which the caller's parts wait until a worker has started
+    /// one and a worker's until the caller has, so both must join in; checks every part ran
     /// once. (A worker that waited for nobody could claim every part while a busy machine kept
     /// the caller off its core.)
     fn run_with_a_worker(pool: &Pool) {
