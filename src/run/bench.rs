@@ -24,6 +24,7 @@ macro_rules! say {
 }
 use crate::sim::config::{DoctorBehavior, IndexKind, SimConfig};
 use crate::sim::neighbours::{NeighbourIndex, Snapshot, world_index};
+use crate::sim::parallel::cores;
 use crate::sim::schedule::SimSystems;
 
 /// Neighbours per boid the pandemic workload's density aims for within the alignment radius
@@ -305,7 +306,7 @@ fn three_figures(x: f64) -> String {
 
 /// Runs every size × backend and prints the table (and ratios) as it goes.
 pub fn run(opts: &BenchOptions) -> Vec<BenchResult> {
-    let cores = crate::sim::parallel::cores();
+    let cores = cores();
     say!("machine: {}", Machine::this().line());
     say!(
         "pandemic-boids bench: {:?} workload, {} steps after {} warm-up, {} ({} cores)",
@@ -413,7 +414,7 @@ pub fn write_json(
         "workload": format!("{:?}", opts.workload).to_lowercase(),
         "threads": opts
             .threads
-            .unwrap_or_else(crate::sim::parallel::cores),
+            .unwrap_or_else(cores),
         "steps": opts.steps,
         "warmup": opts.warmup,
     });

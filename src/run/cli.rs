@@ -9,6 +9,7 @@ use crate::run::bench::Workload;
 use crate::run::sweep::Param;
 use crate::sim::config::{ConfigError, IndexKind, SimConfig};
 use crate::sim::names;
+use crate::sim::parallel::cores;
 
 /// The environment variable every command reads, shown under `--help` and `bench --help`.
 const ENVIRONMENT: &str = "Environment:\n  PANDEMIC_BOIDS_SIMD=baseline|avx2|avx512  force the neighbour scans' vector path \
@@ -84,8 +85,7 @@ pub struct BatchArgs {
 impl BatchArgs {
     /// Runs at a time: `--jobs` or every core.
     pub fn jobs(&self) -> usize {
-        self.jobs
-            .map_or_else(crate::sim::parallel::cores, usize::from)
+        self.jobs.map_or_else(cores, usize::from)
     }
 }
 

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::sim::lanes::Path;
+use crate::sim::parallel::cores;
 
 /// The machine a run measures.
 #[derive(Clone, Debug, Serialize)]
@@ -32,7 +33,7 @@ impl Machine {
         let vector_extensions = vector_extensions();
         Machine {
             cpu: cpu_name().unwrap_or_else(|| "unknown".to_string()),
-            cores: crate::sim::parallel::cores(),
+            cores: cores(),
             widest_vector_extension: vector_extensions.last().copied().unwrap_or("none"),
             vector_extensions,
             vector_path: Path::current().describe(),

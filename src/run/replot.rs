@@ -7,6 +7,7 @@ use anyhow::Result;
 
 use super::plots::plot_run_folder;
 use super::{experiment, sweep};
+use crate::sim::parallel::cores;
 
 /// Re-draws every plot of `dir`: a run folder (`metrics.csv`), a sweep folder
 /// (`manifest.csv`) or an experiment folder (`runs/`).
@@ -16,7 +17,7 @@ pub fn redraw(dir: &Path) -> Result<Vec<PathBuf>> {
             .file_name()
             .map_or("run".into(), |n| n.to_string_lossy().into_owned());
         let rt_title = format!("reproduction numbers: {title}");
-        let parallel = crate::sim::parallel::cores() > 1;
+        let parallel = cores() > 1;
         return plot_run_folder(dir, (&title, &rt_title), parallel)
             .into_iter()
             .map(|(path, drawn)| drawn.map(|()| path))

@@ -38,6 +38,10 @@ pub fn cores() -> usize {
     })
 }
 
+/// Threads of the IO and of the async-compute pool, in the window and headless: the simulation
+/// uses neither, but a plugin added by an extension may.
+const SIDE_POOL_THREADS: usize = 1;
+
 /// Task pools for the window: the compute pool gets every core (systems run on its threads).
 pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
     pools(threads.unwrap_or_else(cores))
@@ -53,9 +57,8 @@ pub fn task_pools(threads: Option<usize>) -> TaskPoolPlugin {
 /// here rather than by Bevy's `TaskPoolPlugin`, which would also tick them from the main thread at
 /// the end of every update — for tasks a headless run never spawns there, at a sixth of a small
 /// step's cost — and by their builders rather than `TaskPoolOptions`, which asks the standard
-/// library for the number of cores again. The IO and async-compute pools get one thread each, as
-/// [`pools`] gives them in the window: a headless run uses neither, but a plugin added by an
-/// extension may.
+/// library for the number of cores again. The IO and async-compute pools get
+/// [`SIDE_POOL_THREADS`] each, as in the window.
 pub fn init_headless_task_pools(threads: Option<usize>) {
     let threads = threads.unwrap_or_else(cores).max(1);
     let _ = HEADLESS_THREADS.compare_exchange(0, threads, Ordering::Relaxed, Ordering::Relaxed);
@@ -65,19 +68,19 @@ pub fn init_headless_task_pools(threads: Option<usize>) {
             .thread_name(name.to_string())
             .build()
     };
-    IoTaskPool::get_or_init(|| pool(1, "IO Task Pool"));
-    AsyncComputeTaskPool::get_or_init(|| pool(1, "Async Compute Task Pool"));
+    IoTaskPool::get_or_init(|| pool(SIDE_POOL_THREADS, "IO Task Pool"));
+    AsyncComputeTaskPool::get_or_init(|| pool(SIDE_POOL_THREADS, "Async Compute Task Pool"));
     ComputeTaskPool::get_or_init(|| pool((threads - 1).max(1), "Compute Task Pool"));
 }
 
 /// Task pools whose compute pool has `cores` threads. Bevy's default gives the compute pool
 /// only what the IO and async pools leave, which is one thread on a 2-core machine; the
 /// simulation's parallel loops need the compute pool, so it gets them here and the other pools
-/// one thread each.
+/// [`SIDE_POOL_THREADS`] each.
 fn pools(cores: usize) -> TaskPoolPlugin {
-    let one = || TaskPoolThreadAssignmentPolicy {
-        min_threads: 1,
-        max_threads: 1,
+    let side = || TaskPoolThreadAssignmentPolicy {
+        min_threads: SIDE_POOL_THREADS,
+        max_threads: SIDE_POOL_THREADS,
         percent: 0.0,
         on_thread_spawn: None,
         on_thread_destroy: None,
@@ -86,8 +89,8 @@ fn pools(cores: usize) -> TaskPoolPlugin {
         task_pool_options: TaskPoolOptions {
             min_total_threads: 1,
             max_total_threads: usize::MAX,
-            io: one(),
-            async_compute: one(),
+            io: side(),
+            async_compute: side(),
             compute: TaskPoolThreadAssignmentPolicy {
                 min_threads: cores.max(1),
                 max_threads: cores.max(1),
