@@ -1,14 +1,15 @@
 //! Every config key, found by walking [`SimConfig`]'s reflected type: each leaf field with a
 //! [`Spec`] attribute is a key, named by its dotted path (`swarms.normal.max_speed`), described
-//! by its `///` comment. Keys are read and written through `bevy_reflect` paths (`GetPath`), so
-//! validation, `--set`, the panel, links, sweeps and interventions all go through [`get`] and
-//! [`set`] and the one description on the field. No systems live here.
+//! by its `///` comment. Keys are read and written through `bevy_reflect`, at the place the walk
+//! found (the field's index in each struct on the way down), so validation, `--set`, the panel,
+//! links, sweeps and interventions all go through [`get`] and [`set`] and the one description
+//! on the field. No systems live here.
 
 use std::any::TypeId;
 use std::sync::OnceLock;
 
 use bevy::reflect::{
-    DynamicEnum, DynamicVariant, GetPath, PartialReflect, ReflectMut, ReflectRef, TypeInfo, Typed,
+    DynamicEnum, DynamicVariant, PartialReflect, ReflectMut, ReflectRef, TypeInfo, Typed,
 };
 
 use super::SimConfig;
@@ -47,6 +48,9 @@ pub struct Key {
     pub spec: Spec,
     /// What kind of value it holds.
     pub kind: Kind,
+    /// The field's place: its index in each struct on the way down from [`SimConfig`] (read
+    /// by [`Key::value`] without parsing `key` or looking up a field by name).
+    fields: Vec<usize>,
 }
 
 /// Every key of the config, in scenario-file order.
@@ -54,7 +58,7 @@ pub fn all() -> &'static [Key] {
     static KEYS: OnceLock<Vec<Key>> = OnceLock::new();
     KEYS.get_or_init(|| {
         let mut out = Vec::new();
-        walk(SimConfig::type_info(), "", "", &mut out);
+        walk(SimConfig::type_info(), "", "", &[], &mut out);
         out
     })
 }
@@ -76,15 +80,16 @@ fn join(prefix: &str, name: &str) -> String {
 /// Collects the keys under a struct type: leaf fields with a `Spec`, and the fields of nested
 /// structs. A struct whose fields all share one struct type (the swarms) repeats per field: its
 /// keys get `*` in their pattern.
-fn walk(info: &'static TypeInfo, path: &str, pattern: &str, out: &mut Vec<Key>) {
+fn walk(info: &'static TypeInfo, path: &str, pattern: &str, fields: &[usize], out: &mut Vec<Key>) {
     let TypeInfo::Struct(s) = info else { return };
     let repeats = s.field_len() > 1
         && s.iter().all(|f| {
             f.type_id() == s.field_at(0).map_or(TypeId::of::<()>(), |f0| f0.type_id())
                 && matches!(f.type_info(), Some(TypeInfo::Struct(_)))
         });
-    for field in s.iter() {
+    for (index, field) in s.iter().enumerate() {
         let key = join(path, field.name());
+        let fields = [fields, &[index]].concat();
         let pat = join(pattern, if repeats { "*" } else { field.name() });
         let Some(field_info) = field.type_info() else {
             continue;
@@ -98,9 +103,10 @@ fn walk(info: &'static TypeInfo, path: &str, pattern: &str, out: &mut Vec<Key>) 
                 doc: one_line(field.docs().unwrap_or_default()),
                 spec: *spec,
                 kind: kind_of(field_info),
+                fields,
             });
         } else if matches!(field_info, TypeInfo::Struct(_)) {
-            walk(field_info, &key, &pat, out);
+            walk(field_info, &key, &pat, &fields, out);
         }
     }
 }
@@ -244,8 +250,8 @@ pub fn get(config: &SimConfig, key: &str) -> Result<Value, String> {
             .ok_or_else(|| format!("the scenario sets no `{key}`"));
     }
     let k = find(key).ok_or_else(|| unknown(key))?;
-    let field = config.reflect_path(key).map_err(|e| e.to_string())?;
-    read(field, k.kind).ok_or_else(|| format!("`{key}` holds a value of another type"))
+    k.value(config)
+        .ok_or_else(|| format!("`{key}` holds a value of another type"))
 }
 
 fn read(field: &dyn PartialReflect, kind: Kind) -> Option<Value> {
@@ -295,7 +301,9 @@ pub fn set(config: &mut SimConfig, key: &str, value: &Value) -> Result<(), Strin
         return Ok(());
     }
     let k = find(key).ok_or_else(|| unknown(key))?;
-    let field = config.reflect_path_mut(key).map_err(|e| e.to_string())?;
+    let field = k
+        .field_mut(config)
+        .ok_or_else(|| format!("`{key}` is not a field of the config"))?;
     write(field, k, value)
 }
 
@@ -355,6 +363,30 @@ fn write(field: &mut dyn PartialReflect, k: &Key, value: &Value) -> Result<(), S
 }
 
 impl Key {
+    /// This key's value in `config` (`None` only if the field holds a type no key has).
+    pub fn value(&self, config: &SimConfig) -> Option<Value> {
+        let mut field: &dyn PartialReflect = config.as_partial_reflect();
+        for &i in &self.fields {
+            let ReflectRef::Struct(s) = field.reflect_ref() else {
+                return None;
+            };
+            field = s.field_at(i)?;
+        }
+        read(field, self.kind)
+    }
+
+    /// This key's field in `config`, to be written.
+    fn field_mut<'a>(&self, config: &'a mut SimConfig) -> Option<&'a mut dyn PartialReflect> {
+        let mut field: &mut dyn PartialReflect = config.as_partial_reflect_mut();
+        for &i in &self.fields {
+            let ReflectMut::Struct(s) = field.reflect_mut() else {
+                return None;
+            };
+            field = s.field_at_mut(i)?;
+        }
+        Some(field)
+    }
+
     /// The label shown for this key.
     pub fn label(&self) -> String {
         if self.spec.label.is_empty() {

@@ -105,7 +105,7 @@ fn problem(k: &Key, config: &SimConfig) -> Option<String> {
         // Flags and choices were checked when they were read or set.
         return None;
     }
-    let value = config.get(&k.key).ok()?;
+    let value = k.value(config)?;
     let x = value.as_f64()?;
     // The value's text and the allowed range in words are worked out only for a value that is
     // not allowed: most keys pass, and this runs over every key at every load.

@@ -87,6 +87,52 @@ fn keys_are_read_and_written_by_path() {
     assert_eq!(c.seed, 7);
 }
 
+/// The value at dotted `key` of a TOML table.
+fn toml_at<'a>(table: &'a toml::Table, key: &str) -> &'a toml::Value {
+    let (section, leaf) = key.rsplit_once('.').unwrap_or(("", key));
+    let mut t = table;
+    for part in section.split('.').filter(|p| !p.is_empty()) {
+        t = t[part].as_table().unwrap();
+    }
+    &t[leaf]
+}
+
+#[test]
+fn every_key_reads_and_writes_its_own_field() {
+    // Each key set to a value of its own, then read back three ways: by the key, by its place
+    // the walk kept, and from the file form (serde's names, not reflection's), so a key that
+    // reached another field would show.
+    let mut c = SimConfig::default();
+    let mut wanted = Vec::new();
+    for (i, k) in all().iter().enumerate() {
+        let v = match k.kind {
+            Kind::Float => Value::Float(1000.0 + i as f64),
+            Kind::Int => Value::Int(1000 + i as i64),
+            Kind::Bool => Value::Bool(get(&c, &k.key) != Ok(Value::Bool(true))),
+            Kind::Choice(names) => Value::Name(names[names.len() - 1].into()),
+        };
+        set(&mut c, &k.key, &v).unwrap();
+        wanted.push(v);
+    }
+    let file = toml::Table::try_from(&c).unwrap();
+    for (k, v) in all().iter().zip(&wanted) {
+        let read = get(&c, &k.key).unwrap();
+        assert_eq!(k.value(&c).as_ref(), Some(&read), "{}", k.key);
+        let in_file = toml_at(&file, &k.key);
+        match v {
+            Value::Name(name) => assert_eq!(in_file.as_str(), Some(name.as_str()), "{}", k.key),
+            Value::Bool(b) => assert_eq!(in_file.as_bool(), Some(*b), "{}", k.key),
+            _ => {
+                let x = in_file
+                    .as_float()
+                    .or(in_file.as_integer().map(|i| i as f64));
+                assert_eq!(x, v.as_f64(), "{}", k.key);
+                assert_eq!(read.as_f64(), v.as_f64(), "{}", k.key);
+            }
+        }
+    }
+}
+
 #[test]
 fn wrong_values_are_named_in_a_users_words() {
     let mut c = SimConfig::default();
