@@ -1,9 +1,10 @@
 //! Every config key, found by walking [`SimConfig`]'s reflected type: each leaf field with a
 //! [`Spec`] attribute is a key, named by its dotted path (`swarms.normal.max_speed`), described
 //! by its `///` comment. Keys are read and written through `bevy_reflect`, at the place the walk
-//! found (the field's index in each struct on the way down), so validation, `--set`, the panel,
-//! links, sweeps and interventions all go through [`get`] and [`set`] and the one description
-//! on the field. No systems live here.
+//! found (the field's index in each struct on the way down): `--set`, the panel, links, sweeps
+//! and interventions go through [`get`] and [`set`] (by name), validation through
+//! [`Key::value`], and all of them through the one description on the field. No systems live
+//! here.
 
 use std::any::TypeId;
 use std::sync::OnceLock;
@@ -48,8 +49,9 @@ pub struct Key {
     pub spec: Spec,
     /// What kind of value it holds.
     pub kind: Kind,
-    /// The field's place: its index in each struct on the way down from [`SimConfig`] (read
-    /// by [`Key::value`] without parsing `key` or looking up a field by name).
+    /// The field's place: its index in each struct on the way down from [`SimConfig`]
+    /// (followed by [`Key::value`] and by [`set`], without parsing `key` or looking up a field
+    /// by name).
     fields: Vec<usize>,
 }
 
@@ -363,7 +365,8 @@ fn write(field: &mut dyn PartialReflect, k: &Key, value: &Value) -> Result<(), S
 }
 
 impl Key {
-    /// This key's value in `config` (`None` only if the field holds a type no key has).
+    /// This key's value in `config` (`None` if the place is not a field, or the field holds a
+    /// type no key has: neither happens with the keys [`all`] lists).
     pub fn value(&self, config: &SimConfig) -> Option<Value> {
         let mut field: &dyn PartialReflect = config.as_partial_reflect();
         for &i in &self.fields {

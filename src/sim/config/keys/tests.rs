@@ -100,8 +100,9 @@ fn toml_at<'a>(table: &'a toml::Table, key: &str) -> &'a toml::Value {
 #[test]
 fn every_key_reads_and_writes_its_own_field() {
     // Each key set to a value of its own, then read back three ways: by the key, by its place
-    // the walk kept, and from the file form (serde's names, not reflection's), so a key that
-    // reached another field would show.
+    // the walk kept, and from the file form (serde's output, not reflection), so a key that
+    // reached another field would show (a number or flag key surely: a choice key gets the
+    // last of its names, which may be its default).
     let mut c = SimConfig::default();
     let mut wanted = Vec::new();
     for (i, k) in all().iter().enumerate() {
