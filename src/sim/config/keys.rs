@@ -90,12 +90,12 @@ fn walk(info: &'static TypeInfo, path: &str, pattern: &str, fields: &[usize], ou
                 && matches!(f.type_info(), Some(TypeInfo::Struct(_)))
         });
     for (index, field) in s.iter().enumerate() {
-        let key = join(path, field.name());
-        let fields = [fields, &[index]].concat();
-        let pat = join(pattern, if repeats { "*" } else { field.name() });
         let Some(field_info) = field.type_info() else {
             continue;
         };
+        let key = join(path, field.name());
+        let pat = join(pattern, if repeats { "*" } else { field.name() });
+        let fields = [fields, &[index]].concat();
         if let Some(spec) = field.get_attribute::<Spec>() {
             out.push(Key {
                 key,
