@@ -164,6 +164,43 @@ pub fn parts_for(n: usize) -> usize {
     (threads * 8).min(n.div_ceil(MIN_PARALLEL / 4))
 }
 
+/// Pair visits (one boid against one candidate neighbour: about a nanosecond in the flocking
+/// scan) from which a loop of fewer than [`MIN_PARALLEL`] items is split, where a headless run's
+/// own workers are awake between loops (such a loop costs them about a microsecond to start).
+/// Measured on the 2-core Zen 4 of BENCHMARKS.md (round 3, thirtieth stop): `matrix/B2_D2` with
+/// 75 and 90 boids (about 4 200 and 6 100 pairs a step) ran faster split than not.
+const MIN_PARALLEL_PAIRS: f64 = 4096.0;
+
+/// How many parts a loop over `n` items that visits about `pairs()` pairs in all is split into:
+/// [`parts_for`] from [`MIN_PARALLEL`] items up. Below, where a few items can still each visit
+/// many neighbours (130 boids that all see each other visit 17 000 pairs a step), one part per
+/// thread ([`small_parts`]), but only in a headless run with workers of its own: Bevy's pool
+/// (the window's, or a batch's side by side) puts its threads to sleep, and waking one takes
+/// longer than such a loop. `pairs` is asked only then.
+pub fn parts_for_pairs(n: usize, pairs: impl FnOnce() -> f64) -> usize {
+    let parts = parts_for(n);
+    let workers = own_workers(
+        HEADLESS_THREADS.load(Ordering::Relaxed),
+        cores(),
+        SIDE_BY_SIDE.load(Ordering::Relaxed) > 0,
+    );
+    if parts > 1 || workers == 0 {
+        return parts;
+    }
+    small_parts(workers + 1, n, pairs())
+}
+
+/// Parts of a loop of fewer than [`MIN_PARALLEL`] items (`n`) visiting `pairs` pairs, on
+/// `threads` threads that are awake: one per thread from [`MIN_PARALLEL_PAIRS`] pairs (and at
+/// most one per item), else one. (Two parts per thread, each taken by whichever thread is free,
+/// were slower on `matrix/B2_D2`: 512 against 482 ms, medians of 16.)
+fn small_parts(threads: usize, n: usize, pairs: f64) -> usize {
+    if pairs < MIN_PARALLEL_PAIRS {
+        return 1;
+    }
+    threads.min(n).max(1)
+}
+
 /// [`map_chunks`] for work of tens of nanoseconds per item: on the calling thread below
 /// [`SERIAL_BELOW`] items, where handing parts to the pool would cost more than the work.
 pub fn map_light_chunks<T: Send + 'static>(
@@ -354,6 +391,18 @@ mod tests {
         // A batch's runs side by side: none.
         assert_eq!(own_workers(2, 2, true), 0);
         assert_eq!(own_workers(8, 8, true), 0);
+    }
+
+    #[test]
+    fn a_small_loop_is_split_one_part_a_thread_only_when_it_visits_enough_pairs() {
+        // Too few pairs: one part, whatever the threads.
+        assert_eq!(small_parts(2, 130, MIN_PARALLEL_PAIRS - 1.0), 1);
+        assert_eq!(small_parts(8, 130, 0.0), 1);
+        // Enough: one part per thread, at most one per item, at least one.
+        assert_eq!(small_parts(2, 130, MIN_PARALLEL_PAIRS), 2);
+        assert_eq!(small_parts(8, 130, 17_000.0), 8);
+        assert_eq!(small_parts(8, 3, 1e6), 3);
+        assert_eq!(small_parts(2, 0, 1e6), 1);
     }
 
     #[test]

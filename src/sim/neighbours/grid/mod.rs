@@ -20,7 +20,7 @@ pub use self::neighbourhood::{Neighbourhood, Strip};
 pub use self::scan::Lanes;
 use self::span::{Span, ceil_usize, cell_within, span};
 use super::Snapshot;
-use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for, workers};
+use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for_pairs, workers};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -383,6 +383,15 @@ impl Grid {
         near.len()
     }
 
+    /// About how many pairs `sources` boids visit, each scanning the cells its neighbourhood
+    /// of `reach` spans, were the boids spread evenly over the cells.
+    fn pairs_within(&self, reach: f32, sources: usize) -> f64 {
+        let across = |cell: f32, cells: usize| (2 * ceil_usize(reach / cell) + 1).min(cells);
+        let spanned = across(self.cell_w, self.cols) * across(self.cell_h, self.rows);
+        let share = spanned as f64 / (self.cols * self.rows) as f64;
+        sources as f64 * self.boids as f64 * share
+    }
+
     /// Maps every boid to a result, cell by cell in parallel, into `out` (one result a boid,
     /// indexed by snapshot slot; every slot is written). A cell's neighbourhood (its strips
     /// within `reach`) is worked out once and shared by all the cell's boids (each boid is in
@@ -393,12 +402,34 @@ impl Grid {
     /// `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive entries'
     /// results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot `slots[k]`,
     /// alone: how entries are batched must not change a result). Only the finished results
-    /// are kept for every boid, in `out`: each part (a run of cells with about the same
-    /// number of boids) moves a finished batch straight to its boids' slots. `f` is called
-    /// only for the entries `wanted` keeps (their results start as `S::default()` too), and a
-    /// cell none of whose entries it keeps has no neighbourhood worked out.
+    /// are kept for every boid, in `out`: each part (a run of entries of about the same
+    /// length, in cell order) moves a finished batch straight to its boids' slots. `f` is
+    /// called only for the entries `wanted` keeps (their results start as `S::default()` too),
+    /// and a cell none of whose entries it keeps has no neighbourhood worked out. The parts are
+    /// [`parts_for_pairs`]' (a few hundred boids that each see most of the others are split
+    /// too).
     pub fn map_by_cell<S: Clone + Default, T: Send + Clone + Default + 'static>(
         &self,
+        reach: f32,
+        wanted: impl Fn(usize) -> bool + Sync,
+        f: impl Fn(usize, &Neighbourhood, &mut S) + Sync,
+        finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
+        out: &mut [T],
+    ) {
+        let n = self.slot.len();
+        let parts = parts_for_pairs(n, || {
+            self.pairs_within(reach, (0..n).filter(|&e| wanted(e)).count())
+        });
+        self.map_by_cell_in(parts, reach, wanted, f, finish, out);
+    }
+
+    /// [`Grid::map_by_cell`] in `parts` runs of entries of about the same length each. A run
+    /// may start or end inside a cell (each of its runs then works out its neighbourhood), so
+    /// that even a grid of a few cells splits evenly; how the entries are split never changes
+    /// a result.
+    pub(super) fn map_by_cell_in<S: Clone + Default, T: Send + Clone + Default + 'static>(
+        &self,
+        parts: usize,
         reach: f32,
         wanted: impl Fn(usize) -> bool + Sync,
         f: impl Fn(usize, &Neighbourhood, &mut S) + Sync,
@@ -412,11 +443,9 @@ impl Grid {
         assert_eq!(n, self.boids, "map_by_cell needs a grid of every boid");
         assert_eq!(out.len(), n, "map_by_cell writes one result a boid");
         let by_slot = BySlot::new(out);
-        // Runs of whole cells with about the same number of entries each.
-        let bounds = scatter_bounds(&self.start, parts_for(n).min(cells.max(1)));
-        let chunks: Vec<_> = bounds
-            .windows(2)
-            .map(|w| w[0]..w[1])
+        let parts = parts.max(1);
+        let chunks: Vec<_> = (0..parts)
+            .map(|k| n * k / parts..n * (k + 1) / parts)
             .filter(|c| !c.is_empty())
             .collect();
         let (wanted, f, finish, by_slot) = (&wanted, &f, &finish, &by_slot);
@@ -427,7 +456,7 @@ impl Grid {
             let mut batch = vec![S::default(); BATCH];
             let mut len = 0;
             let mut done = vec![T::default(); BATCH];
-            let mut first = self.start[chunk.start] as usize;
+            let mut first = chunk.start;
             // Each entry's result starts as a copy of this one (built in place for every
             // entry, the default was written to the stack in pieces and read back whole, which
             // stalled each boid: BENCHMARKS.md, round 3, twenty-fourth stop).
@@ -442,8 +471,15 @@ impl Grid {
                     unsafe { by_slot.put(slot as usize, std::mem::take(result)) };
                 }
             };
-            for c in chunk {
-                let own = self.start[c] as usize..self.start[c + 1] as usize;
+            // The cell of the run's first entry: the last whose entries start at or before it.
+            let c0 = self.start.partition_point(|&s| s as usize <= chunk.start) - 1;
+            for c in c0..cells {
+                let lo = (self.start[c] as usize).max(chunk.start);
+                let hi = (self.start[c + 1] as usize).min(chunk.end);
+                if lo >= chunk.end {
+                    break;
+                }
+                let own = lo..hi;
                 if own.is_empty() {
                     continue;
                 }

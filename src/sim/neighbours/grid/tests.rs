@@ -304,3 +304,57 @@ fn floor_cell_and_ceil_without_libm_match_libm_for_every_kind_of_f32() {
     }
     assert!(seen > 1_000_000);
 }
+
+#[test]
+fn a_traversal_gives_every_boid_its_result_however_its_entries_are_split() {
+    use crate::sim::neighbours::test_support::random_snapshot;
+    // A world of a few crowded cells (every run of entries but the first starts inside a
+    // cell), and one of many; a filter keeps two boids in three.
+    for (n, w, reach) in [
+        (300usize, 900.0, 300.0),
+        (1000, 2000.0, 60.0),
+        (5, 300.0, 300.0),
+    ] {
+        let space = Space::torus(w, 0.7 * w);
+        let snapshot = random_snapshot(space, n, n as u64 + 11);
+        let mut grid = Grid::default();
+        grid.rebuild(&snapshot, reach);
+        let wanted = |e: usize| grid.slot[e] % 3 != 1;
+        // Each kept entry's slot and how many entries its neighbourhood holds; each finished
+        // result also the slot `finish` was given for it.
+        type Seen = Option<(u32, usize)>;
+        let kept = (0..n).filter(|&e| wanted(e)).count();
+        let run = |parts: usize| {
+            let mut out = vec![(u32::MAX, None); n];
+            // Every kept entry is seen once, by one part.
+            let calls = std::sync::atomic::AtomicUsize::new(0);
+            grid.map_by_cell_in(
+                parts,
+                reach,
+                wanted,
+                |e, hood, seen: &mut Seen| {
+                    calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    *seen = Some((grid.slot[e], hood.len()));
+                },
+                |slots: &[u32], seen: &mut [Seen], out: &mut [(u32, Seen)]| {
+                    assert!(slots.len() <= BATCH && slots.len() == seen.len());
+                    for ((o, seen), &slot) in out.iter_mut().zip(seen.iter()).zip(slots) {
+                        *o = (slot, *seen);
+                    }
+                },
+                &mut out,
+            );
+            assert_eq!(calls.into_inner(), kept, "n = {n}, {parts} parts: calls");
+            out
+        };
+        let one = run(1);
+        for (i, &(slot, seen)) in one.iter().enumerate() {
+            assert_eq!(slot as usize, i, "n = {n}: result in the wrong slot");
+            let want = (i % 3 != 1).then(|| (i as u32, grid.candidates(snapshot.pos[i], reach)));
+            assert_eq!(seen, want, "n = {n}, slot {i}");
+        }
+        for parts in [2, 3, 4, 7, 64, n, n + 5] {
+            assert!(run(parts) == one, "n = {n}, {parts} parts: other results");
+        }
+    }
+}
