@@ -166,24 +166,21 @@ pub fn parts_for(n: usize) -> usize {
 
 /// Pair visits (one boid against one candidate neighbour: about a nanosecond in the flocking
 /// scan) from which a loop of fewer than [`MIN_PARALLEL`] items is split, where a headless run's
-/// own workers are awake between loops (such a loop costs them about a microsecond to start).
-/// Measured on the 2-core Zen 4 of BENCHMARKS.md (round 3, thirtieth stop): `matrix/B2_D2` with
-/// 75 and 90 boids (about 4 200 and 6 100 pairs a step) ran faster split than not.
+/// own workers are awake between loops (such a loop costs them about a microsecond to start);
+/// each part gets at least half as many. Measured on the 2-core Zen 4 of BENCHMARKS.md (round 3,
+/// thirtieth stop): `matrix/B2_D2` with 75 and 90 boids (about 4 200 and 6 100 pairs in its
+/// flocking loop) ran faster split in two than not; fewer pairs were not tried.
 const MIN_PARALLEL_PAIRS: f64 = 4096.0;
 
 /// How many parts a loop over `n` items that visits about `pairs()` pairs in all is split into:
 /// [`parts_for`] from [`MIN_PARALLEL`] items up. Below, where a few items can still each visit
-/// many neighbours (130 boids that all see each other visit 17 000 pairs a step), one part per
+/// many candidates (130 boids that all see each other visit 17 000 pairs a loop), a part per
 /// thread ([`small_parts`]), but only in a headless run with workers of its own: Bevy's pool
 /// (the window's, or a batch's side by side) puts its threads to sleep, and waking one takes
 /// longer than such a loop. `pairs` is asked only then.
 pub fn parts_for_pairs(n: usize, pairs: impl FnOnce() -> f64) -> usize {
     let parts = parts_for(n);
-    let workers = own_workers(
-        HEADLESS_THREADS.load(Ordering::Relaxed),
-        cores(),
-        SIDE_BY_SIDE.load(Ordering::Relaxed) > 0,
-    );
+    let workers = own_workers_now();
     if parts > 1 || workers == 0 {
         return parts;
     }
@@ -191,14 +188,16 @@ pub fn parts_for_pairs(n: usize, pairs: impl FnOnce() -> f64) -> usize {
 }
 
 /// Parts of a loop of fewer than [`MIN_PARALLEL`] items (`n`) visiting `pairs` pairs, on
-/// `threads` threads that are awake: one per thread from [`MIN_PARALLEL_PAIRS`] pairs (and at
-/// most one per item), else one. (Two parts per thread, each taken by whichever thread is free,
-/// were slower on `matrix/B2_D2`: 512 against 482 ms, medians of 16.)
+/// `threads` threads that are awake: one per thread from [`MIN_PARALLEL_PAIRS`] pairs, but each
+/// of at least half that many pairs and at most one per item; else one. (Two parts per thread,
+/// each taken by whichever thread is free, were slower on `matrix/B2_D2`: 512 against 482 ms,
+/// medians of 16.)
 fn small_parts(threads: usize, n: usize, pairs: f64) -> usize {
     if pairs < MIN_PARALLEL_PAIRS {
         return 1;
     }
-    threads.min(n).max(1)
+    let most = (2.0 * pairs / MIN_PARALLEL_PAIRS) as usize;
+    threads.min(most).min(n).max(1)
 }
 
 /// [`map_chunks`] for work of tens of nanoseconds per item: on the calling thread below
@@ -329,13 +328,19 @@ pub fn for_each_part<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
 /// [`own_workers`]).
 fn headless_pool() -> Option<&'static Pool> {
     static POOL: OnceLock<Pool> = OnceLock::new();
-    let workers = own_workers(
+    let workers = own_workers_now();
+    // The thread count is set once per process, so the first answer holds for every later one.
+    (workers > 0).then(|| POOL.get_or_init(|| Pool::new(workers)))
+}
+
+/// [`own_workers`] of this process now: its headless thread count, its cores, and whether
+/// simulations run side by side.
+fn own_workers_now() -> usize {
+    own_workers(
         HEADLESS_THREADS.load(Ordering::Relaxed),
         cores(),
         SIDE_BY_SIDE.load(Ordering::Relaxed) > 0,
-    );
-    // The thread count is set once per process, so the first answer holds for every later one.
-    (workers > 0).then(|| POOL.get_or_init(|| Pool::new(workers)))
+    )
 }
 
 /// How many workers of its own a headless run of `threads` threads has on a machine of
@@ -398,8 +403,11 @@ mod tests {
         // Too few pairs: one part, whatever the threads.
         assert_eq!(small_parts(2, 130, MIN_PARALLEL_PAIRS - 1.0), 1);
         assert_eq!(small_parts(8, 130, 0.0), 1);
-        // Enough: one part per thread, at most one per item, at least one.
+        // Enough: one part per thread, each of at least half the threshold's pairs, at most
+        // one per item, at least one.
         assert_eq!(small_parts(2, 130, MIN_PARALLEL_PAIRS), 2);
+        assert_eq!(small_parts(8, 130, MIN_PARALLEL_PAIRS), 2);
+        assert_eq!(small_parts(8, 130, 2.5 * MIN_PARALLEL_PAIRS), 5);
         assert_eq!(small_parts(8, 130, 17_000.0), 8);
         assert_eq!(small_parts(8, 3, 1e6), 3);
         assert_eq!(small_parts(2, 0, 1e6), 1);

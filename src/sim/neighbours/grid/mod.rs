@@ -383,8 +383,9 @@ impl Grid {
         near.len()
     }
 
-    /// About how many pairs `sources` boids visit, each scanning the cells its neighbourhood
-    /// of `reach` spans, were the boids spread evenly over the cells.
+    /// About how many candidate pairs `sources` boids visit, each scanning every boid of the
+    /// cells its neighbourhood of `reach` spans (not only those within `reach`), were the boids
+    /// spread evenly over the cells.
     fn pairs_within(&self, reach: f32, sources: usize) -> f64 {
         let across = |cell: f32, cells: usize| (2 * ceil_usize(reach / cell) + 1).min(cells);
         let spanned = across(self.cell_w, self.cols) * across(self.cell_h, self.rows);
@@ -394,9 +395,9 @@ impl Grid {
 
     /// Maps every boid to a result, cell by cell in parallel, into `out` (one result a boid,
     /// indexed by snapshot slot; every slot is written). A cell's neighbourhood (its strips
-    /// within `reach`) is worked out once and shared by all the cell's boids (each boid is in
-    /// its own neighbourhood), so the caller's inner loop is a straight pass over contiguous
-    /// arrays. Two stages:
+    /// within `reach`) is worked out once per part that holds boids of the cell and shared by
+    /// those boids (each boid is in its own neighbourhood), so the caller's inner loop is a
+    /// straight pass over contiguous arrays. Two stages:
     /// `f(entry, neighbourhood, result)` fills `result`, a slot of a small buffer per part
     /// reset to `S::default()` before each call, with the boid's intermediate result, and
     /// `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive entries'
@@ -406,8 +407,8 @@ impl Grid {
     /// length, in cell order) moves a finished batch straight to its boids' slots. `f` is
     /// called only for the entries `wanted` keeps (their results start as `S::default()` too),
     /// and a cell none of whose entries it keeps has no neighbourhood worked out. The parts are
-    /// [`parts_for_pairs`]' (a few hundred boids that each see most of the others are split
-    /// too).
+    /// [`parts_for_pairs`]' (fewer than 256 boids are split too when their neighbourhoods hold
+    /// enough candidates, by [`Grid::pairs_within`]'s estimate).
     pub fn map_by_cell<S: Clone + Default, T: Send + Clone + Default + 'static>(
         &self,
         reach: f32,

@@ -308,8 +308,8 @@ fn floor_cell_and_ceil_without_libm_match_libm_for_every_kind_of_f32() {
 #[test]
 fn a_traversal_gives_every_boid_its_result_however_its_entries_are_split() {
     use crate::sim::neighbours::test_support::random_snapshot;
-    // A world of a few crowded cells (every run of entries but the first starts inside a
-    // cell), and one of many; a filter keeps two boids in three.
+    // A world of a few crowded cells (most runs of entries start inside a cell), one of many,
+    // and one of five boids; a filter keeps two boids in three.
     for (n, w, reach) in [
         (300usize, 900.0, 300.0),
         (1000, 2000.0, 60.0),
@@ -357,4 +357,21 @@ fn a_traversal_gives_every_boid_its_result_however_its_entries_are_split() {
             assert!(run(parts) == one, "n = {n}, {parts} parts: other results");
         }
     }
+}
+
+#[test]
+fn the_pairs_a_loop_visits_are_its_sources_times_the_boids_of_the_cells_they_span() {
+    use crate::sim::neighbours::test_support::random_snapshot;
+    // `matrix/B2_D2`'s world and radius: 4 × 3 cells of 360 × 333 px, each neighbourhood
+    // 3 × 3 of them.
+    let snapshot = random_snapshot(Space::torus(1440.0, 1000.0), 130, 3);
+    let mut grid = Grid::default();
+    grid.rebuild(&snapshot, 300.0);
+    assert_eq!((grid.cols, grid.rows), (4, 3));
+    assert_eq!(grid.pairs_within(300.0, 130), 130.0 * 130.0 * 9.0 / 12.0);
+    assert_eq!(grid.pairs_within(300.0, 40), 40.0 * 130.0 * 9.0 / 12.0);
+    // A reach of two cells spans every column (5 of 4) and every row: the whole world.
+    assert_eq!(grid.pairs_within(700.0, 130), 130.0 * 130.0);
+    // A smaller reach still spans one cell either side.
+    assert_eq!(grid.pairs_within(10.0, 130), 130.0 * 130.0 * 9.0 / 12.0);
 }
