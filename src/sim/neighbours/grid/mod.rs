@@ -385,9 +385,10 @@ impl Grid {
 
     /// About how many candidate pairs `sources` boids visit, each scanning every boid of the
     /// cells its neighbourhood of `reach` spans (not only those within `reach`), were the boids
-    /// spread evenly over the cells.
+    /// spread evenly over the cells. A neighbourhood is as wide as [`span`] makes one away
+    /// from the world's edges.
     fn pairs_within(&self, reach: f32, sources: usize) -> f64 {
-        let across = |cell: f32, cells: usize| (2 * ceil_usize(reach / cell) + 1).min(cells);
+        let across = |cell: f32, cells: usize| span(0, ceil_usize(reach / cell), cells, true).len;
         let spanned = across(self.cell_w, self.cols) * across(self.cell_h, self.rows);
         let share = spanned as f64 / (self.cols * self.rows) as f64;
         sources as f64 * self.boids as f64 * share
