@@ -1,5 +1,6 @@
 //! Determinism (docs/model.md §9): the same config and seed give byte-identical output files,
-//! whatever the number of threads; a different seed gives different output.
+//! whatever the number of threads; a different seed gives different output; a headless step run
+//! directly (without Bevy's whole `App::update`) is the same step.
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;
@@ -7,9 +8,16 @@ mod common;
 use std::fs;
 use std::process::Command;
 
+use bevy::ecs::schedule::ScheduleLabel;
+use bevy::prelude::*;
 use common::{bin, flocking_only};
+use pandemic_boids::run::Simulation;
 use pandemic_boids::run::headless::{RunOptions, run};
+use pandemic_boids::sim::agent::{AgentId, Position, Velocity};
+use pandemic_boids::sim::clock::SimClock;
 use pandemic_boids::sim::config::{IndexKind, SimConfig};
+use pandemic_boids::sim::epidemic::{Cured, Infected};
+use pandemic_boids::sim::metrics::MetricsLog;
 
 fn run_to(dir: &std::path::Path, config: SimConfig) -> (Vec<u8>, Vec<u8>) {
     run(RunOptions::new(config, dir.to_path_buf())).unwrap();
@@ -127,5 +135,97 @@ fn backends_give_the_same_flock_on_a_short_run() {
     for f in &finals[1..] {
         assert!((f.mean_speed_px_s.unwrap() - finals[0].mean_speed_px_s.unwrap()).abs() < 0.05);
         assert!((f.polarisation.unwrap() - finals[0].polarisation.unwrap()).abs() < 1e-3);
+    }
+}
+
+/// Counts the steps a system added by a test ran in.
+#[derive(Resource, Default)]
+struct Ran(u32);
+
+fn count_run(mut ran: ResMut<Ran>) {
+    ran.0 += 1;
+}
+
+/// Every boid's position and velocity bits, the clocks, the samples (as text: a measure may be
+/// NaN) and the event buffers' lengths of a simulation.
+fn state(sim: &mut Simulation) -> (Vec<[u32; 4]>, String, String, [usize; 2]) {
+    let world = sim.world_mut();
+    let mut boids = world.query::<(&AgentId, &Position, &Velocity)>();
+    let mut rows: Vec<_> = boids
+        .iter(world)
+        .map(|(id, p, v)| (id.0, [p.0.x, p.0.y, v.0.x, v.0.y].map(f32::to_bits)))
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    let clocks = format!(
+        "{:?} {:?}",
+        world.resource::<SimClock>(),
+        world.resource::<Time<Fixed>>().elapsed()
+    );
+    let events = [
+        world.resource::<Events<Infected>>().len(),
+        world.resource::<Events<Cured>>().len(),
+    ];
+    let samples = format!("{:?}", world.resource::<MetricsLog>().samples);
+    (
+        rows.into_iter().map(|r| r.1).collect(),
+        clocks,
+        samples,
+        events,
+    )
+}
+
+#[test]
+fn a_step_run_directly_is_the_step_app_update_runs() {
+    let mut config = pandemic(4);
+    config.swarms.normal.count = 60;
+    config.swarms.doctor.count = 6;
+    let steps = 300;
+    // Plain: after the first step, each runs `First` and the fixed step's schedules only.
+    let mut direct = Simulation::new(config.clone(), Some(1));
+    for _ in 0..steps {
+        direct.step();
+    }
+    assert!(direct.steps_directly(), "a plain simulation steps directly");
+    // A system in `Update` puts every step through Bevy's whole `App::update`, and runs in each.
+    let mut updated = Simulation::with(config, Some(1), |app| {
+        app.init_resource::<Ran>().add_systems(Update, count_run);
+    });
+    for _ in 0..steps {
+        updated.step();
+    }
+    assert!(!updated.steps_directly());
+    let ran = updated.world().resource::<Ran>().0;
+    assert!(
+        ran >= steps,
+        "the Update system ran {ran} times in {steps} steps"
+    );
+    let samples = &direct.samples();
+    assert!(samples.len() > 5 && samples.iter().any(|s| s.overall.infected > 0));
+    let (a, b) = (state(&mut direct), state(&mut updated));
+    assert!(a.0.len() > 50);
+    assert_eq!(a, b, "stepping directly changed the run");
+}
+
+#[test]
+fn a_system_added_mid_run_runs_in_every_later_step() {
+    let mut sim = Simulation::new(flocking_only(2), Some(1));
+    sim.run_until(0.5);
+    assert!(sim.steps_directly());
+    // A schedule a direct step runs only when it has systems, then one it leaves out: each
+    // system added so far counts every step.
+    let added = [(FixedFirst.intern(), true), (PostUpdate.intern(), false)];
+    for (k, (label, direct)) in added.into_iter().enumerate() {
+        sim.app_mut()
+            .insert_resource(Ran(0))
+            .add_systems(label, count_run);
+        for _ in 0..7 {
+            sim.step();
+        }
+        assert_eq!(
+            sim.world().resource::<Ran>().0,
+            7 * (k as u32 + 1),
+            "{label:?}"
+        );
+        assert_eq!(sim.steps_directly(), direct, "{label:?}");
     }
 }

@@ -35,14 +35,31 @@ pub(super) fn plugin(app: &mut App) {
             *clock = SimClock::default();
         })
         .add_systems(FixedUpdate, advance_clock.in_set(SimSystems::Advance))
-        .add_systems(PreUpdate, follow_config_dt);
+        .add_systems(First, follow_config_dt);
 }
 
-/// Keeps the fixed timestep equal to the config's `dt` when it is edited live.
+/// Keeps the fixed timestep equal to the config's `dt` when it is edited live. In `First`, which
+/// every frame of the window and every headless step runs before the fixed step (a headless
+/// step runs no other schedule of Bevy's frame, see `run::Simulation::step`).
 fn follow_config_dt(config: Res<SimConfig>, mut fixed: ResMut<Time<Fixed>>) {
     if config.is_changed() && (fixed.timestep().as_secs_f64() - config.dt).abs() > 1e-12 {
         fixed.set_timestep_seconds(config.dt);
     }
+}
+
+/// Runs one fixed step of the fixed clock's timestep: the fixed clock moves on by it, `Time` is
+/// the fixed clock's while `run` runs the step's schedules and the virtual clock's again after,
+/// as in Bevy's own fixed loop. The window's step buttons and timeline and the headless driver
+/// step through it.
+pub fn run_fixed_step(world: &mut World, run: impl FnOnce(&mut World)) {
+    let mut fixed = world.resource_mut::<Time<Fixed>>();
+    let step = fixed.timestep();
+    fixed.advance_by(step);
+    let generic = fixed.as_generic();
+    *world.resource_mut::<Time>() = generic;
+    run(world);
+    let generic = world.resource::<Time<Virtual>>().as_generic();
+    *world.resource_mut::<Time>() = generic;
 }
 
 fn advance_clock(time: Res<Time>, mut clock: ResMut<SimClock>) {

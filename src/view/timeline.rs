@@ -17,7 +17,7 @@ use bevy::prelude::*;
 
 use crate::sim::agent::{AgentId, ResetRequest};
 use crate::sim::checkpoint::{self, Checkpoint, CheckpointError};
-use crate::sim::clock::SimClock;
+use crate::sim::clock::{SimClock, run_fixed_step};
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::{MetricsLog, Sample};
 use crate::sim::schedule::StepMode;
@@ -137,14 +137,7 @@ pub(super) fn plugin(app: &mut App) {
 
 /// Runs one fixed step, with `Time` set to the fixed clock as Bevy's own fixed loop does.
 pub fn run_one_step(world: &mut World) {
-    let mut fixed = world.resource_mut::<Time<Fixed>>();
-    let step = fixed.timestep();
-    fixed.advance_by(step);
-    let generic = fixed.as_generic();
-    *world.resource_mut::<Time>() = generic;
-    world.run_schedule(bevy::app::FixedMain);
-    let generic = world.resource::<Time<Virtual>>().as_generic();
-    *world.resource_mut::<Time>() = generic;
+    run_fixed_step(world, |world| world.run_schedule(bevy::app::FixedMain));
 }
 
 fn note_config(world: &mut World) {
