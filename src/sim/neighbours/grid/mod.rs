@@ -208,75 +208,67 @@ impl Grid {
             a[n + LANES..].fill(pad);
         }
 
-        // The scatter: runs of cells with about the same number of entries, one per thread.
+        // The snapshot's columns as slices here, so the loops read them without reloading
+        // each one's address after every write (as fields behind `snapshot`, they did, and the
+        // scatter took about a tenth of a 1 000-boid step on 2 threads).
+        let rows = Rows {
+            pos: &snapshot.pos[..],
+            vel: &snapshot.vel[..],
+            swarm: &snapshot.swarm[..],
+            isolated: &snapshot.isolated[..],
+        };
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.start[..cells]);
-        let bounds = scatter_bounds(&self.start, threads);
-        let mut parts = Vec::with_capacity(bounds.len());
-        {
-            let mut cursor = self.cursor.as_mut_slice();
-            let mut slot = self.slot.as_mut_slice();
-            let mut swarm = self.swarm.as_mut_slice();
-            let mut columns = [
+        let mut entries = Entries {
+            slot: self.slot.as_mut_slice(),
+            swarm: self.swarm.as_mut_slice(),
+            columns: [
                 &mut self.x[LANES..n + LANES],
                 &mut self.y[LANES..n + LANES],
                 &mut self.vx[LANES..n + LANES],
                 &mut self.vy[LANES..n + LANES],
                 &mut self.swarm_f[LANES..n + LANES],
-            ];
+            ],
+        };
+        if threads == 1 {
+            // On one thread, in two passes: each kept boid's entry (its cell's next free one,
+            // written over its cell in `cell_of`), then every row to its entry, with no test of
+            // which cells a part writes (a tenth less time for the grid, BENCHMARKS.md, round 3,
+            // thirty-first stop).
+            for c in cell_of.iter_mut() {
+                let at = &mut self.cursor[*c as usize];
+                *c = *at;
+                *at += 1;
+            }
+            for (k, &entry) in cell_of.iter().enumerate() {
+                entries.put(entry as usize, slot_of(k), &rows);
+            }
+        } else {
+            // The scatter: runs of cells with about the same number of entries, one per thread,
+            // each writing the entries of its own cells.
+            let bounds = scatter_bounds(&self.start, threads);
+            let mut parts = Vec::with_capacity(bounds.len());
+            let mut cursor = self.cursor.as_mut_slice();
             for w in bounds.windows(2) {
                 let (c0, c1) = (w[0], w[1]);
-                let entries = (self.start[c1] - self.start[c0]) as usize;
                 let cur;
                 (cur, cursor) = std::mem::take(&mut cursor).split_at_mut(c1 - c0);
-                let sl;
-                (sl, slot) = std::mem::take(&mut slot).split_at_mut(entries);
-                let sw;
-                (sw, swarm) = std::mem::take(&mut swarm).split_at_mut(entries);
-                let cols = columns.each_mut().map(|col| {
-                    let head;
-                    (head, *col) = std::mem::take(col).split_at_mut(entries);
-                    head
-                });
-                parts.push((c0..c1, self.start[c0], cur, sl, sw, cols));
+                let own = entries.split_off((self.start[c1] - self.start[c0]) as usize);
+                parts.push((c0..c1, self.start[c0], cur, own));
             }
-        }
-        // The snapshot's columns as slices here, so the loop reads them without reloading
-        // each one's address after every write (as fields behind `snapshot`, it did, and the
-        // scatter took about a tenth of a 1 000-boid step on 2 threads).
-        let (pos, vel, swarms, isolated) = (
-            &snapshot.pos[..],
-            &snapshot.vel[..],
-            &snapshot.swarm[..],
-            &snapshot.isolated[..],
-        );
-        for_each_part(parts, |(run, base, cursor, slot_out, swarm_out, cols)| {
-            let [x, y, vx, vy, swarm_f] = cols;
-            let (c0, c1) = (run.start as u32, run.end as u32);
-            for (k, &c) in cell_of.iter().enumerate() {
-                if c < c0 || c >= c1 {
-                    continue;
+            for_each_part(parts, |(run, base, cursor, mut own)| {
+                let (c0, c1) = (run.start as u32, run.end as u32);
+                for (k, &c) in cell_of.iter().enumerate() {
+                    if c < c0 || c >= c1 {
+                        continue;
+                    }
+                    let at = &mut cursor[(c - c0) as usize];
+                    let entry = (*at - base) as usize;
+                    *at += 1;
+                    own.put(entry, slot_of(k), &rows);
                 }
-                let slot = slot_of(k);
-                let at = &mut cursor[(c - c0) as usize];
-                let entry = (*at - base) as usize;
-                *at += 1;
-                let (p, v, swarm) = (pos[slot], vel[slot], swarms[slot]);
-                slot_out[entry] = slot as u32;
-                swarm_out[entry] = swarm;
-                x[entry] = p.x;
-                y[entry] = p.y;
-                vx[entry] = v.x;
-                vy[entry] = v.y;
-                // An isolated boid is of no swarm for alignment and cohesion (it attracts no
-                // one) but is still kept apart from (docs/model.md §11).
-                swarm_f[entry] = if isolated[slot] {
-                    ISOLATED_LANE
-                } else {
-                    swarm.index() as f32
-                };
-            }
-        });
+            });
+        }
         self.kept = kept;
         self.cell_of = cell_of;
     }
@@ -536,6 +528,62 @@ impl<T> BySlot<T> {
         assert!(i < self.len, "index {i} out of {}", self.len);
         // SAFETY: in bounds (checked), and element `i` is this caller's alone.
         unsafe { *self.ptr.add(i) = value };
+    }
+}
+
+/// The snapshot's columns a rebuild copies to the grid's entries.
+struct Rows<'a> {
+    pos: &'a [Vec2],
+    vel: &'a [Vec2],
+    swarm: &'a [Swarm],
+    isolated: &'a [bool],
+}
+
+/// Entries of the grid being written: each one's slot, swarm and lane columns (x, y, vx, vy and
+/// the swarm as a float), from the first entry of a run of them.
+struct Entries<'a> {
+    slot: &'a mut [u32],
+    swarm: &'a mut [Swarm],
+    columns: [&'a mut [f32]; 5],
+}
+
+impl<'a> Entries<'a> {
+    /// The first `len` entries, leaving the rest here.
+    fn split_off(&mut self, len: usize) -> Entries<'a> {
+        let slot;
+        (slot, self.slot) = std::mem::take(&mut self.slot).split_at_mut(len);
+        let swarm;
+        (swarm, self.swarm) = std::mem::take(&mut self.swarm).split_at_mut(len);
+        let columns = self.columns.each_mut().map(|column| {
+            let head;
+            (head, *column) = std::mem::take(column).split_at_mut(len);
+            head
+        });
+        Entries {
+            slot,
+            swarm,
+            columns,
+        }
+    }
+
+    /// Writes boid `slot`'s row to entry `entry`.
+    #[inline(always)]
+    fn put(&mut self, entry: usize, slot: usize, rows: &Rows) {
+        let (p, v, swarm) = (rows.pos[slot], rows.vel[slot], rows.swarm[slot]);
+        self.slot[entry] = slot as u32;
+        self.swarm[entry] = swarm;
+        let [x, y, vx, vy, swarm_f] = &mut self.columns;
+        x[entry] = p.x;
+        y[entry] = p.y;
+        vx[entry] = v.x;
+        vy[entry] = v.y;
+        // An isolated boid is of no swarm for alignment and cohesion (it attracts no one) but
+        // is still kept apart from (docs/model.md §11).
+        swarm_f[entry] = if rows.isolated[slot] {
+            ISOLATED_LANE
+        } else {
+            swarm.index() as f32
+        };
     }
 }
 
