@@ -38,10 +38,7 @@ fn a_simulation_step_has_no_ambiguous_systems() {
 
 #[test]
 fn the_frame_schedules_the_simulation_uses_have_no_ambiguous_systems() {
-    for (name, found) in [
-        ("PreUpdate", conflicts(PreUpdate)),
-        ("Update", conflicts(Update)),
-    ] {
+    for (name, found) in [("First", conflicts(First)), ("Update", conflicts(Update))] {
         assert!(found.is_none(), "{name}:\n{}", found.unwrap());
     }
 }

@@ -52,8 +52,8 @@ use crate::sim::schedule::StepMode;
 pub struct Simulation {
     app: App,
     dt: Duration,
-    /// The systems of each schedule a direct step leaves out, as the simulation's own plugins
-    /// have them ([`left_out`]).
+    /// How many systems each schedule a direct step leaves out has, as the simulation's own
+    /// plugins add them ([`left_out`]).
     own: Vec<(InternedScheduleLabel, usize)>,
     /// Whether the run's first step (through `App::update`, which also runs the startup
     /// schedules) is done.
@@ -83,7 +83,7 @@ impl Driver {
         Driver::Direct(
             fixed
                 .copied()
-                .filter(|&label| schedules.get(label).is_some_and(|s| s.systems_len() > 0))
+                .filter(|&label| schedules.get(label).is_some_and(|s| systems_in(s) > 0))
                 .collect(),
         )
     }
@@ -91,14 +91,24 @@ impl Driver {
 
 /// The schedules `App::update` runs that a direct step leaves out (all of Bevy's frame but
 /// `First`, and the fixed loop's own `FixedMain`, whose schedules it runs itself), each with
-/// how many systems it has.
+/// how many systems it has ([`systems_in`]).
 fn left_out(world: &World) -> Vec<(InternedScheduleLabel, usize)> {
     let schedules = world.resource::<Schedules>();
     let main = world.resource::<MainScheduleOrder>().labels.iter().copied();
     main.filter(|&label| label != First.intern())
         .chain([FixedMain.intern()])
-        .map(|label| (label, schedules.get(label).map_or(0, |s| s.systems_len())))
+        .map(|label| (label, schedules.get(label).map_or(0, systems_in)))
         .collect()
+}
+
+/// The systems of a schedule: once it has run, those it was built with and those added since
+/// (which `Schedule::systems_len` leaves out until its next run builds them in).
+fn systems_in(schedule: &Schedule) -> usize {
+    let added = schedule.graph().systems().count();
+    match schedule.systems() {
+        Ok(built) => built.count() + added,
+        Err(_) => added,
+    }
 }
 
 impl Simulation {
@@ -163,9 +173,11 @@ impl Simulation {
     /// `FixedMain`'s order) and `World::clear_trackers`, which is what `App::update` ends with.
     /// Bevy's other schedules of a frame (`PreUpdate`, `Update`, `PostUpdate`, `Last`, …) hold
     /// nothing of the simulation's and are left out (their bookkeeping was about a microsecond
-    /// a step: a sixth of a 130-boid step). A system added to one of them (through
-    /// [`Simulation::with`], [`Simulation::app_mut`] or [`Simulation::world_mut`]) puts every
-    /// later step back through `App::update`, so it runs once a step as before.
+    /// a step, a twenty-fifth of a 130-boid step; `FrameCount`, counted in `Last`, then stays
+    /// put). A system added to one of them (through [`Simulation::with`],
+    /// [`Simulation::app_mut`] or [`Simulation::world_mut`]) puts every later step back through
+    /// `App::update`, so it runs once a step as before. A direct step moves the fixed clock on by
+    /// exactly one timestep, also when the config's `dt` was changed during the run.
     pub fn step(&mut self) {
         if self.started {
             let (world, own) = (self.app.world(), &self.own);
@@ -246,7 +258,8 @@ impl Simulation {
     }
 
     /// Whether the steps after the first run only the schedules a headless step needs, rather
-    /// than Bevy's whole `App::update` (see [`Simulation::step`]).
+    /// than Bevy's whole `App::update` (see [`Simulation::step`]). Worked out again after each
+    /// use of [`Simulation::app_mut`] or [`Simulation::world_mut`] (a few map lookups).
     pub fn steps_directly(&mut self) -> bool {
         let (world, own) = (self.app.world(), &self.own);
         *self.driver.get_or_insert_with(|| Driver::of(world, own)) != Driver::Update

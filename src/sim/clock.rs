@@ -1,6 +1,7 @@
 //! The simulation clock: step count and simulated time, advanced by the step's `Time::delta` in
 //! `SimSystems::Advance`, and the rule for timed events.
 
+use bevy::ecs::event::EventUpdates;
 use bevy::prelude::*;
 
 use crate::sim::agent::RunStarted;
@@ -35,7 +36,8 @@ pub(super) fn plugin(app: &mut App) {
             *clock = SimClock::default();
         })
         .add_systems(FixedUpdate, advance_clock.in_set(SimSystems::Advance))
-        .add_systems(First, follow_config_dt);
+        // After the event buffers' swap (an exclusive system, so the two must be ordered).
+        .add_systems(First, follow_config_dt.after(EventUpdates));
 }
 
 /// Keeps the fixed timestep equal to the config's `dt` when it is edited live. In `First`, which

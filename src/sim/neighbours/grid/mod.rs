@@ -11,6 +11,7 @@ use bevy::prelude::*;
 
 mod neighbourhood;
 mod scan;
+mod scatter;
 mod span;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,7 @@ mod tests;
 use self::neighbourhood::Packed;
 pub use self::neighbourhood::{Neighbourhood, Strip};
 pub use self::scan::Lanes;
+use self::scatter::{Entries, Rows, scatter_bounds};
 use self::span::{Span, ceil_usize, cell_within, span};
 use super::Snapshot;
 use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for_pairs, workers};
@@ -75,7 +77,7 @@ pub struct Grid {
     boids: usize,
     /// The kept boids' slots, in order (empty when every boid is kept).
     kept: Vec<u32>,
-    /// The cell of each kept boid.
+    /// The cell of each kept boid (after a rebuild on one thread, its entry).
     cell_of: Vec<u32>,
     cursor: Vec<u32>,
 }
@@ -98,7 +100,8 @@ impl Grid {
     /// in parallel, counted and prefix-summed on one thread, then scattered in parallel, each
     /// thread writing the entries of its own run of cells (every thread reads every boid's cell
     /// and keeps its own), so the arrays do not depend on the number of threads. Below
-    /// [`SERIAL_BELOW`] kept boids all of it runs on the calling thread.
+    /// [`SERIAL_BELOW`] kept boids all of it runs on the calling thread, the scatter in two
+    /// passes (each boid's entry, then each row copied to it).
     pub fn rebuild_subset(
         &mut self,
         snapshot: &Snapshot,
@@ -233,8 +236,8 @@ impl Grid {
         if threads == 1 {
             // On one thread, in two passes: each kept boid's entry (its cell's next free one,
             // written over its cell in `cell_of`), then every row to its entry, with no test of
-            // which cells a part writes (a tenth less time for the grid, BENCHMARKS.md, round 3,
-            // thirty-first stop).
+            // which cells a part writes (about 6 % less time for the snapshot and grid together
+            // at 1 000 boids, BENCHMARKS.md, round 3, thirty-first stop).
             for c in cell_of.iter_mut() {
                 let at = &mut self.cursor[*c as usize];
                 *c = *at;
@@ -529,77 +532,4 @@ impl<T> BySlot<T> {
         // SAFETY: in bounds (checked), and element `i` is this caller's alone.
         unsafe { *self.ptr.add(i) = value };
     }
-}
-
-/// The snapshot's columns a rebuild copies to the grid's entries.
-struct Rows<'a> {
-    pos: &'a [Vec2],
-    vel: &'a [Vec2],
-    swarm: &'a [Swarm],
-    isolated: &'a [bool],
-}
-
-/// Entries of the grid being written: each one's slot, swarm and lane columns (x, y, vx, vy and
-/// the swarm as a float), from the first entry of a run of them.
-struct Entries<'a> {
-    slot: &'a mut [u32],
-    swarm: &'a mut [Swarm],
-    columns: [&'a mut [f32]; 5],
-}
-
-impl<'a> Entries<'a> {
-    /// The first `len` entries, leaving the rest here.
-    fn split_off(&mut self, len: usize) -> Entries<'a> {
-        let slot;
-        (slot, self.slot) = std::mem::take(&mut self.slot).split_at_mut(len);
-        let swarm;
-        (swarm, self.swarm) = std::mem::take(&mut self.swarm).split_at_mut(len);
-        let columns = self.columns.each_mut().map(|column| {
-            let head;
-            (head, *column) = std::mem::take(column).split_at_mut(len);
-            head
-        });
-        Entries {
-            slot,
-            swarm,
-            columns,
-        }
-    }
-
-    /// Writes boid `slot`'s row to entry `entry`.
-    #[inline(always)]
-    fn put(&mut self, entry: usize, slot: usize, rows: &Rows) {
-        let (p, v, swarm) = (rows.pos[slot], rows.vel[slot], rows.swarm[slot]);
-        self.slot[entry] = slot as u32;
-        self.swarm[entry] = swarm;
-        let [x, y, vx, vy, swarm_f] = &mut self.columns;
-        x[entry] = p.x;
-        y[entry] = p.y;
-        vx[entry] = v.x;
-        vy[entry] = v.y;
-        // An isolated boid is of no swarm for alignment and cohesion (it attracts no one) but
-        // is still kept apart from (docs/model.md §11).
-        swarm_f[entry] = if rows.isolated[slot] {
-            ISOLATED_LANE
-        } else {
-            swarm.index() as f32
-        };
-    }
-}
-
-/// Cell boundaries `0 = b_0 ≤ … ≤ b_k = cells` of `k` runs of cells with about the same number
-/// of entries each (`start` as [`Grid::start`]; `k` is `parts`, at least 1 and at most the
-/// number of entries): where the cumulative count first reaches each `i/k` of the entries.
-fn scatter_bounds(start: &[u32], parts: usize) -> Vec<usize> {
-    let cells = start.len() - 1;
-    let n = start[cells] as usize;
-    let parts = parts.clamp(1, n.max(1));
-    let mut b = vec![0];
-    for i in 1..parts {
-        let want = (n * i / parts) as u32;
-        let c = start.partition_point(|&s| s < want).min(cells);
-        b.push(c.max(*b.last().expect("starts at 0")));
-    }
-    b.push(cells);
-    b
 }
