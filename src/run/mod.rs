@@ -73,6 +73,15 @@ enum Driver {
 }
 
 impl Driver {
+    /// The driver `cached` holds, worked out for `world` first if it holds none.
+    fn worked_out<'a>(
+        cached: &'a mut Option<Driver>,
+        world: &World,
+        own: &[(InternedScheduleLabel, usize)],
+    ) -> &'a Driver {
+        cached.get_or_insert_with(|| Driver::of(world, own))
+    }
+
     /// The driver for `world`, whose left-out schedules had `own` systems at the start.
     fn of(world: &World, own: &[(InternedScheduleLabel, usize)]) -> Driver {
         if left_out(world) != own {
@@ -179,20 +188,19 @@ impl Simulation {
     /// `App::update`, so it runs once a step as before. A direct step moves the fixed clock on by
     /// exactly one timestep, also when the config's `dt` was changed during the run.
     pub fn step(&mut self) {
-        if self.started {
-            let (world, own) = (self.app.world(), &self.own);
-            let driver = self.driver.get_or_insert_with(|| Driver::of(world, own));
-            if let Driver::Direct(fixed) = driver {
-                let world = self.app.world_mut();
-                world.run_schedule(First);
-                run_fixed_step(world, |world| {
-                    for &label in fixed.iter() {
-                        world.run_schedule(label);
-                    }
-                });
-                world.clear_trackers();
-                return;
-            }
+        if self.started
+            && let Driver::Direct(fixed) =
+                Driver::worked_out(&mut self.driver, self.app.world(), &self.own)
+        {
+            let world = self.app.world_mut();
+            world.run_schedule(First);
+            run_fixed_step(world, |world| {
+                for &label in fixed.iter() {
+                    world.run_schedule(label);
+                }
+            });
+            world.clear_trackers();
+            return;
         }
         let before = self.app.world().resource::<Time<Fixed>>().elapsed();
         // Time's very first update has zero delta; at most one extra update is needed.
@@ -261,7 +269,6 @@ impl Simulation {
     /// than Bevy's whole `App::update` (see [`Simulation::step`]). Worked out again after each
     /// use of [`Simulation::app_mut`] or [`Simulation::world_mut`] (a few map lookups).
     pub fn steps_directly(&mut self) -> bool {
-        let (world, own) = (self.app.world(), &self.own);
-        *self.driver.get_or_insert_with(|| Driver::of(world, own)) != Driver::Update
+        *Driver::worked_out(&mut self.driver, self.app.world(), &self.own) != Driver::Update
     }
 }
