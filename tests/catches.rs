@@ -8,13 +8,22 @@
 //! against 231.8 ± 7.8 here (most catches end a pursuit, which closes slowly), within the
 //! tolerance; a catch radius that scaled with the step (×√(60·dt)) gave 342.7 against 146.8
 //! and fails.
+//!
+//! The predators' systems run only while there are predators, and once more after the last is
+//! gone: `predators_gone_leave_no_fear_and_new_ones_hunt_at_once` checks that the prey's fear
+//! ends the step after and that predators added mid-run are indexed and feared in their first
+//! step.
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;
 
+use bevy::prelude::*;
 use common::{mean_se, run_for};
+use pandemic_boids::sim::agent::{Position, Velocity};
 use pandemic_boids::sim::config::{CatchMode, SimConfig};
+use pandemic_boids::sim::flocking::WeightGain;
 use pandemic_boids::sim::metrics::Tally;
+use pandemic_boids::sim::predators::{Predator, PredatorIndex};
 
 const SEEDS: u64 = 6;
 
@@ -60,4 +69,59 @@ fn catches_do_not_depend_on_the_step() {
         (m30 - m120).abs() <= tolerance,
         "{m30:.1} catches at 1/30 s against {m120:.1} at 1/120 s (tolerance {tolerance:.1})"
     );
+}
+
+/// Boids that fear a predator this step (their flocking weights lowered).
+fn afraid(sim: &pandemic_boids::run::Simulation) -> usize {
+    let gain = sim.world().resource::<WeightGain>();
+    gain.per_slot.iter().filter(|&&g| g < 1.0).count()
+}
+
+fn predators_indexed(sim: &pandemic_boids::run::Simulation) -> usize {
+    sim.world().resource::<PredatorIndex>().snapshot.len()
+}
+
+#[test]
+fn predators_gone_leave_no_fear_and_new_ones_hunt_at_once() {
+    let mut c = hunt(1, 1.0 / 60.0);
+    c.predators.count = 5;
+    let mut sim = run_for(c, 1.0);
+    assert_eq!(predators_indexed(&sim), 5);
+    assert!(afraid(&sim) > 0, "no boid feared the predators");
+    // Every predator despawned (as an extension may): the next step empties their index and
+    // the prey's fear, and later steps keep them empty.
+    let world = sim.world_mut();
+    let hunters: Vec<Entity> = world
+        .query_filtered::<Entity, With<Predator>>()
+        .iter(world)
+        .collect();
+    for e in hunters {
+        world.despawn(e);
+    }
+    for _ in 0..3 {
+        sim.step();
+        assert_eq!(predators_indexed(&sim), 0);
+        assert_eq!(
+            afraid(&sim),
+            0,
+            "the prey still feared predators that were gone"
+        );
+        assert!(sim.world().resource::<WeightGain>().per_slot.is_empty());
+    }
+    // One predator put back among the boids: indexed and feared in its first step.
+    let world = sim.world_mut();
+    let at = world
+        .query::<&Position>()
+        .iter(world)
+        .next()
+        .expect("boids")
+        .0;
+    world.spawn((
+        Predator::default(),
+        Position(at + Vec2::new(5.0, 0.0)),
+        Velocity(Vec2::new(0.0, 100.0)),
+    ));
+    sim.step();
+    assert_eq!(predators_indexed(&sim), 1);
+    assert!(afraid(&sim) > 0, "no boid feared the predator put back");
 }

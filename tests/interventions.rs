@@ -91,6 +91,26 @@ fn isolated_boids_stay_where_they_are_until_their_infection_ends() {
 }
 
 #[test]
+fn isolated_boids_are_released_after_their_intervention_is_taken_away() {
+    // The interventions' systems run while there is an intervention or an isolated boid: with
+    // the list emptied mid-run (as an extension may), those still isolated are released
+    // when their infection ends.
+    let tti = "[[interventions]]\nname = \"tti\"\nat = 1\n\
+               isolate = { detect_per_s = 1.0, delay = 0.5 }\n";
+    let mut sim = Simulation::new(with(tti, 4), None);
+    sim.run_until(2.0);
+    let world = sim.world_mut();
+    assert!(
+        world.query::<&Isolated>().iter(world).count() > 0,
+        "nobody was isolated"
+    );
+    world.resource_mut::<SimConfig>().interventions.clear();
+    sim.run_until(12.0);
+    let world = sim.world_mut();
+    assert_eq!(world.query::<&Isolated>().iter(world).count(), 0);
+}
+
+#[test]
 fn set_values_hold_while_active_and_come_back_at_the_end() {
     let lockdown = "[[interventions]]\nname = \"lockdown\"\nat = 2\nduration = 3\n\
                     set = { \"swarms.normal.max_speed\" = 60.0, \"epidemic.p_infect_normal\" = 0.1 }\n";

@@ -17,7 +17,7 @@ use crate::sim::epidemic::{Cause, Infected, step_probability};
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::{NeighbourIndex, Neighbours, Snapshot};
 use crate::sim::predators::Caught;
-use crate::sim::rng::{Purpose, draw_rng, draw_unit};
+use crate::sim::rng::{Draws, Purpose, draw_rng, draw_unit};
 use crate::sim::schedule::PopulationSystems;
 use crate::sim::swarm::Swarm;
 
@@ -321,11 +321,12 @@ fn promote_to_doctors(
         return;
     }
     let end = clock.time + time.delta_secs_f64();
+    let draws = Draws::new(config.seed, clock.step, Purpose::PROMOTE);
     let mut done: Vec<AgentId> = Vec::new();
     for (id, health, mut swarm) in &mut boids {
         if *swarm == Swarm::Normal
             && is_due(config.population.t_adult, health.age, time.delta_secs_f64())
-            && draw_unit(config.seed, clock.step, id.0, 0, Purpose::PROMOTE) < p_step
+            && draws.unit(id.0, 0) < p_step
         {
             *swarm = Swarm::Doctor;
             done.push(*id);

@@ -12,7 +12,7 @@ mod stats;
 mod tests;
 
 pub use rules::{
-    EpidemicStep, Transition, falls_below, lowest_partner, partner, step_probability,
+    EpidemicStep, PerStep, Transition, falls_below, lowest_partner, partner, step_probability,
     swarms_at_risk, swarms_mix,
 };
 pub use stats::EpidemicStats;

@@ -9,7 +9,7 @@ use crate::sim::clock::is_due;
 use crate::sim::config::{EpidemicConfig, SimConfig};
 use crate::sim::neighbours::{IndexRef, NeighbourIndex, Snapshot, SubsetIndex, Targets};
 use crate::sim::parallel::{map_chunks, map_light_chunks};
-use crate::sim::rng::{Purpose, draw_unit};
+use crate::sim::rng::{Draws, Purpose};
 use crate::sim::swarm::Swarm;
 
 /// Below one source in this many boids, [`EpidemicStep`] queries around each source instead of
@@ -113,6 +113,19 @@ pub fn swarms_at_risk(config: &SimConfig) -> [bool; 3] {
     }
 }
 
+/// What every boid's transition shares in one step, worked out once
+/// ([`EpidemicStep::per_step`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PerStep {
+    /// The step probability of `p_spontaneous_infect` for a boid with no immunity
+    /// ([`step_probability`]).
+    pub p_spontaneous: f64,
+    /// The step's spontaneous-infection draws.
+    pub spontaneous: Draws,
+    /// The step's death-or-recovery draws.
+    pub death: Draws,
+}
+
 /// Everything one epidemic step decides from.
 pub struct EpidemicStep<'a> {
     /// State at the start of the step.
@@ -153,9 +166,9 @@ impl EpidemicStep<'_> {
     }
 
     /// Whether infected `j` infects `i` this step (`p_plain`: each infector swarm's step
-    /// probability against a target with no immunity).
+    /// probability against a target with no immunity; `draws`: the step's infection draws).
     #[inline]
-    fn infects(&self, i: usize, j: usize, p_plain: &[f64; 3]) -> bool {
+    fn infects(&self, i: usize, j: usize, p_plain: &[f64; 3], draws: Draws) -> bool {
         let s = self.snapshot;
         if i == j || s.disease.is_infected(i) || !self.swarms_mix(i, j) {
             return false;
@@ -165,7 +178,7 @@ impl EpidemicStep<'_> {
         if plain <= 0.0 {
             return false;
         }
-        let u = draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::INFECT);
+        let u = draws.unit(s.id[i], s.id[j]);
         if s.disease.get(i).is_susceptible() {
             return u < plain;
         }
@@ -175,13 +188,11 @@ impl EpidemicStep<'_> {
     }
 
     /// Whether doctor `j` cures infected `i` this step (`p_step`: the doctor's cure
-    /// probability over the step).
+    /// probability over the step; `draws`: the step's cure draws).
     #[inline]
-    fn cures(&self, i: usize, j: usize, p_step: f64) -> bool {
+    fn cures(&self, i: usize, j: usize, p_step: f64, draws: Draws) -> bool {
         let s = self.snapshot;
-        i != j
-            && s.disease.is_infected(i)
-            && draw_unit(self.seed, self.step, s.id[i], s.id[j], Purpose::CURE) < p_step
+        i != j && s.disease.is_infected(i) && draws.unit(s.id[i], s.id[j]) < p_step
     }
 
     /// Every (target, source) pair that `decides(target, source)` accepts among the targets
@@ -272,12 +283,13 @@ impl EpidemicStep<'_> {
         let s = self.snapshot;
         // Most targets have no immunity: convert each swarm's probability once.
         let p_plain = Swarm::ALL.map(|sw| step_probability(self.params.p_infect(sw), self.dt));
+        let draws = self.draws(Purpose::INFECT);
         self.pairs_within(
             false,
             |j| s.is_contagious(j),
             |i| !s.disease.is_infected(i),
             |j| self.params.contact_radius(s.swarm[j], true),
-            |i, j| self.infects(i, j, &p_plain),
+            |i, j| self.infects(i, j, &p_plain, draws),
         )
     }
 
@@ -294,6 +306,7 @@ impl EpidemicStep<'_> {
             step_probability(p, self.dt)
         };
         let (p_well, p_sick) = (p_step(false), p_step(true));
+        let draws = self.draws(Purpose::CURE);
         let doctor_p = |j: usize| {
             if s.disease.is_infected(j) {
                 p_sick
@@ -309,7 +322,7 @@ impl EpidemicStep<'_> {
                 self.params
                     .contact_radius(Swarm::Doctor, s.disease.is_infected(j))
             },
-            |i, j| self.cures(i, j, doctor_p(j)),
+            |i, j| self.cures(i, j, doctor_p(j), draws),
         )
     }
 
@@ -322,14 +335,13 @@ impl EpidemicStep<'_> {
     }
 
     /// What happens to slot `i` this step, given who (if anyone) infects or cures it, and
-    /// `p_spontaneous`, the step probability of `p_spontaneous_infect` for a boid with no
-    /// immunity ([`step_probability`], worked out once per step).
+    /// what every boid's transition shares ([`EpidemicStep::per_step`]).
     pub fn transition(
         &self,
         i: usize,
         infector: Option<usize>,
         curer: Option<usize>,
-        p_spontaneous: f64,
+        per_step: &PerStep,
     ) -> Option<Transition> {
         let s = self.snapshot;
         let id = s.id[i];
@@ -342,8 +354,7 @@ impl EpidemicStep<'_> {
                 if !is_due(since + self.params.t_death, end, self.dt) {
                     return None;
                 }
-                let dies =
-                    draw_unit(self.seed, self.step, id, 0, Purpose::DEATH) < self.params.p_death;
+                let dies = per_step.death.unit(id, 0) < self.params.p_death;
                 Some(if dies {
                     Transition::Die
                 } else {
@@ -358,9 +369,9 @@ impl EpidemicStep<'_> {
                 }
                 let p_spont = self.params.p_spontaneous_infect;
                 if p_spont > 0.0 {
-                    let u = draw_unit(self.seed, self.step, id, 0, Purpose::SPONTANEOUS);
+                    let u = per_step.spontaneous.unit(id, 0);
                     let p = self.susceptibility(i, p_spont);
-                    if falls_below(u, p, p_spont, p_spontaneous, self.dt) {
+                    if falls_below(u, p, p_spont, per_step.p_spontaneous, self.dt) {
                         return Some(Transition::Infect { source: None });
                     }
                 }
@@ -368,6 +379,20 @@ impl EpidemicStep<'_> {
                     .is_some_and(|due| is_due(due, end, self.dt))
                     .then_some(Transition::Wane)
             }
+        }
+    }
+
+    /// The step's draws for `purpose`.
+    fn draws(&self, purpose: Purpose) -> Draws {
+        Draws::new(self.seed, self.step, purpose)
+    }
+
+    /// What every boid's [`EpidemicStep::transition`] shares this step.
+    pub fn per_step(&self) -> PerStep {
+        PerStep {
+            p_spontaneous: step_probability(self.params.p_spontaneous_infect, self.dt),
+            spontaneous: self.draws(Purpose::SPONTANEOUS),
+            death: self.draws(Purpose::DEATH),
         }
     }
 
@@ -379,12 +404,12 @@ impl EpidemicStep<'_> {
         let n = self.snapshot.len();
         let infector = lowest_partner(n, self.contact_pairs());
         let curer = lowest_partner(n, self.cure_pairs());
-        let p_spontaneous = step_probability(self.params.p_spontaneous_infect, self.dt);
+        let per_step = self.per_step();
         // Each boid's transition on its own, the list in slot order.
         map_light_chunks(n, |range| {
             range
                 .filter_map(|i| {
-                    self.transition(i, partner(infector[i]), partner(curer[i]), p_spontaneous)
+                    self.transition(i, partner(infector[i]), partner(curer[i]), &per_step)
                         .map(|t| (i, t))
                 })
                 .collect()

@@ -25,7 +25,7 @@ use crate::sim::config::{SimConfig, SteeringModel};
 use crate::sim::lanes::{F8, vectorized};
 use crate::sim::neighbours::{IndexRef, Near, Neighbours, Snapshot, Targets};
 use crate::sim::parallel::zip_runs;
-use crate::sim::rng::{Purpose, draw_unit};
+use crate::sim::rng::{Draws, Purpose};
 use crate::sim::schedule::SteerSystems;
 use crate::sim::steering::{Steering, SteeringParts};
 use crate::sim::swarm::Swarm;
@@ -83,6 +83,7 @@ pub fn flocking_forces_into<T: Send + Clone + Default + 'static>(
     let model = config.steering_model;
     let rules = Swarm::ALL.map(|s| Rules::new(config.swarms.get(s), model));
     let reach = rules.iter().map(|r| r.query_radius).fold(0.0, f32::max);
+    let noise_draws = Draws::new(config.seed, step, Purpose::NOISE);
     let see = |i: usize, near: &Near, seen: &mut Seen| {
         let (p, v, swarm) = near.source(snapshot, i);
         let r = &rules[swarm.index()];
@@ -115,7 +116,7 @@ pub fn flocking_forces_into<T: Send + Clone + Default + 'static>(
         }
         let params = config.swarms.get(swarm);
         seen.noise = if params.noise > 0.0 {
-            let draw = draw_unit(config.seed, step, snapshot.id[i], 0, Purpose::NOISE);
+            let draw = noise_draws.unit(snapshot.id[i], 0);
             noise_force(params.noise, dt, draw)
         } else {
             Vec2::ZERO

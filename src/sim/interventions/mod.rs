@@ -21,7 +21,7 @@ use crate::sim::clock::SimClock;
 use crate::sim::config::{SimConfig, Value};
 use crate::sim::epidemic::{Cause, EpidemicStats, Infected, step_probability};
 use crate::sim::metrics::{ActiveInterventions, MetricsLog};
-use crate::sim::rng::{Purpose, draw_unit};
+use crate::sim::rng::{Draws, Purpose, draw_unit};
 use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 use crate::sim::transmission::TransmissionLog;
@@ -169,8 +169,16 @@ pub(super) fn plugin(app: &mut App) {
             FixedUpdate,
             (release_isolated, intervene)
                 .chain()
+                .run_if(intervening)
                 .in_set(SimSystems::Intervene),
         );
+}
+
+/// Whether the interventions' systems have anything to do this step: an intervention in the
+/// config, or an isolated boid to release. Without either both would do nothing, and most runs
+/// have neither.
+fn intervening(config: Res<SimConfig>, isolated: Query<(), With<Isolated>>) -> bool {
+    !config.interventions.is_empty() || !isolated.is_empty()
 }
 
 const CHOOSE: Purpose = Purpose::CHOOSE;
@@ -357,10 +365,11 @@ fn intervene(
             if let Some(rate) = iv.vaccinate.as_ref().and_then(|v| v.rate_per_s) {
                 let v = iv.vaccinate.as_ref().expect("checked");
                 let p = step_probability(rate, dt);
+                let draws = Draws::new(seed, step, VACCINATE);
                 for (_, id, swarm, _, mut h, _, _) in &mut boids {
                     if h.disease.is_susceptible()
                         && v.swarm.is_none_or(|s| s == *swarm)
-                        && draw_unit(seed, step, id.0, i as u64, VACCINATE) < p
+                        && draws.unit(id.0, i as u64) < p
                     {
                         h.disease = vaccinated(now, v.efficacy);
                         affected += 1;
@@ -369,13 +378,14 @@ fn intervene(
             }
             if let Some(iso) = &iv.isolate {
                 let p = step_probability(iso.detect_per_s, dt);
+                let draws = Draws::new(seed, step, DETECT);
                 for (entity, id, _, _, h, mut vel, isolated) in &mut boids {
                     let Disease::Infected { since } = h.disease else {
                         continue;
                     };
                     if !isolated
                         && now - since >= iso.delay - 0.5 * dt
-                        && draw_unit(seed, step, id.0, i as u64, DETECT) < p
+                        && draws.unit(id.0, i as u64) < p
                     {
                         commands.entity(entity).insert(Isolated { since: now });
                         vel.0 = Vec2::ZERO;

@@ -197,17 +197,30 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<PreyFlight>()
         .add_event::<Caught>()
         .add_observer(spawn_predators)
-        .add_systems(FixedUpdate, index_predators.in_set(SimSystems::Index))
+        .configure_sets(FixedUpdate, Predation.run_if(predation))
         .add_systems(
             FixedUpdate,
             (
+                index_predators.in_set(SimSystems::Index),
                 sense_predators.in_set(SimSystems::Sense),
                 flee_predators.in_set(SteerSystems::Flee),
                 hunt.in_set(SimSystems::Steer),
                 move_predators.in_set(IntegrateSystems::Predators),
                 catch_prey.in_set(PopulationSystems::Catches),
-            ),
+            )
+                .in_set(Predation),
         );
+}
+
+/// The predators' systems, each also in its phase's set. They run in a step only while there
+/// are predators, or the step after the last is gone (to empty their index and the prey's fear
+/// and flight): without predators each would do nothing, and most runs never have any.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Predation;
+
+/// Whether the predators' systems have anything to do this step ([`Predation`]).
+fn predation(predators: Query<(), With<Predator>>, index: Res<PredatorIndex>) -> bool {
+    !predators.is_empty() || !index.snapshot.is_empty()
 }
 
 /// Spawns the run's predators (uniform positions, random headings at full speed).
