@@ -9,17 +9,20 @@
 //! tolerance; a catch radius that scaled with the step (×√(60·dt)) gave 342.7 against 146.8
 //! and fails.
 //!
-//! The predators' systems run only while there are predators, and once more after the last is
-//! gone: `predators_gone_leave_no_fear_and_new_ones_hunt_at_once` checks that the prey's fear
-//! ends the step after and that predators added mid-run are indexed and feared in their first
-//! step.
+//! The predators' systems run only when they could do something (most runs have no predators):
+//! `predators_gone_leave_no_fear_and_new_ones_hunt_at_once` checks that the prey's fear ends the
+//! step after the last predator is gone and that a predator added mid-run is indexed, feared,
+//! hunts and moves in its first step; `a_new_run_without_predators_keeps_no_fear_of_the_last`
+//! that a run started (and observed, as the window does while paused) without predators keeps
+//! no fear from the run before.
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;
 
 use bevy::prelude::*;
 use common::{mean_se, run_for};
-use pandemic_boids::sim::agent::{Position, Velocity};
+use pandemic_boids::run::Simulation;
+use pandemic_boids::sim::agent::{Position, ResetRequest, Velocity};
 use pandemic_boids::sim::config::{CatchMode, SimConfig};
 use pandemic_boids::sim::flocking::WeightGain;
 use pandemic_boids::sim::metrics::Tally;
@@ -72,12 +75,12 @@ fn catches_do_not_depend_on_the_step() {
 }
 
 /// Boids that fear a predator this step (their flocking weights lowered).
-fn afraid(sim: &pandemic_boids::run::Simulation) -> usize {
+fn afraid(sim: &Simulation) -> usize {
     let gain = sim.world().resource::<WeightGain>();
     gain.per_slot.iter().filter(|&&g| g < 1.0).count()
 }
 
-fn predators_indexed(sim: &pandemic_boids::run::Simulation) -> usize {
+fn predators_indexed(sim: &Simulation) -> usize {
     sim.world().resource::<PredatorIndex>().snapshot.len()
 }
 
@@ -116,12 +119,50 @@ fn predators_gone_leave_no_fear_and_new_ones_hunt_at_once() {
         .next()
         .expect("boids")
         .0;
-    world.spawn((
-        Predator::default(),
-        Position(at + Vec2::new(5.0, 0.0)),
-        Velocity(Vec2::new(0.0, 100.0)),
-    ));
+    let start = at + Vec2::new(5.0, 0.0);
+    let hunter = world
+        .spawn((
+            Predator::default(),
+            Position(start),
+            Velocity(Vec2::new(0.0, 100.0)),
+        ))
+        .id();
     sim.step();
     assert_eq!(predators_indexed(&sim), 1);
     assert!(afraid(&sim) > 0, "no boid feared the predator put back");
+    let world = sim.world();
+    assert!(
+        world.get::<Predator>(hunter).unwrap().target.is_some(),
+        "it chose no target"
+    );
+    assert_ne!(
+        world.get::<Position>(hunter).unwrap().0,
+        start,
+        "it did not move"
+    );
+}
+
+#[test]
+fn a_new_run_without_predators_keeps_no_fear_of_the_last() {
+    let mut c = hunt(2, 1.0 / 60.0);
+    c.predators.count = 5;
+    let mut sim = run_for(c, 1.0);
+    assert!(afraid(&sim) > 0, "no boid feared the predators");
+    // The window's reset while paused, to a run without predators: the new run is spawned and
+    // observed (its index rebuilt, no one steered), then stepped.
+    let world = sim.world_mut();
+    world.resource_mut::<SimConfig>().predators.count = 0;
+    world.insert_resource(ResetRequest {
+        pending: true,
+        seed: Some(3),
+    });
+    sim.observe();
+    for _ in 0..3 {
+        sim.step();
+        assert_eq!(predators_indexed(&sim), 0);
+        assert!(
+            sim.world().resource::<WeightGain>().per_slot.is_empty(),
+            "the new run's boids flock with the last run's fear"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! Interventions (docs/model.md §11) do what they say: a full vaccination at t = 0 leaves only
 //! the initial cases, instant isolation stops transmission, `set` values come back at the end,
-//! a `when` fires within one sample of its condition at any dt, and isolated boids stay put.
+//! a `when` fires within one sample of its condition at any dt, and isolated boids stay put (and
+//! are released when their infection ends, also once the interventions are taken away).
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;

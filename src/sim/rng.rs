@@ -59,7 +59,8 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A 64-bit hash of a draw's coordinates.
+/// A 64-bit hash of a draw's coordinates: `mix64(mix64(mix64(mix64(seed ^ purpose · K) ^ step)
+/// ^ id) ^ other)`, with `K = 0xA076_1D64_78BD_642F` (a wrapping product).
 #[inline]
 pub fn draw_bits(seed: u64, step: u64, id: u64, other: u64, purpose: Purpose) -> u64 {
     Draws::new(seed, step, purpose).bits(id, other)
@@ -74,7 +75,7 @@ pub fn draw_unit(seed: u64, step: u64, id: u64, other: u64, purpose: Purpose) ->
 /// One step's draws for one purpose: the half of [`draw_bits`]' hash that depends only on the
 /// seed, the purpose and the step, worked out once. A loop over the boids that draws for one
 /// purpose makes it before the loop and then hashes only each draw's `id` and `other` (the
-/// same bits as [`draw_bits`], in half the multiplications).
+/// same bits as [`draw_bits`], in two of its four mixing rounds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Draws(u64);
 
@@ -122,7 +123,7 @@ mod tests {
     /// The hash is part of every run's results (a changed bit changes who is infected): these
     /// values were worked out outside this code, by a separate implementation of the hash.
     #[test]
-    fn draw_bits_are_the_documented_hash() {
+    fn draw_bits_are_the_hash_documented_on_it() {
         let cases = [
             ((1, 2, 3, 4, Purpose::INFECT), 0x7d7a_1b46_c9d3_7c8a),
             (

@@ -335,7 +335,8 @@ impl EpidemicStep<'_> {
     }
 
     /// What happens to slot `i` this step, given who (if anyone) infects or cures it, and
-    /// what every boid's transition shares ([`EpidemicStep::per_step`]).
+    /// what every boid's transition shares, `per_step`: this step's [`EpidemicStep::per_step`]
+    /// (another step's would draw that step's numbers).
     pub fn transition(
         &self,
         i: usize,

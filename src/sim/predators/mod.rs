@@ -197,30 +197,45 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<PreyFlight>()
         .add_event::<Caught>()
         .add_observer(spawn_predators)
-        .configure_sets(FixedUpdate, Predation.run_if(predation))
+        // Most runs never have a predator, and then these systems would do nothing: each runs
+        // only when it could do something (Bevy asks the first condition once a step, before
+        // `index_predators`). The fear (`sense_predators`) runs every step: without predators
+        // it empties the prey's fear and flight, which the flocking and `flee_predators` read.
         .add_systems(
             FixedUpdate,
             (
                 index_predators.in_set(SimSystems::Index),
-                sense_predators.in_set(SimSystems::Sense),
                 flee_predators.in_set(SteerSystems::Flee),
-                hunt.in_set(SimSystems::Steer),
-                move_predators.in_set(IntegrateSystems::Predators),
                 catch_prey.in_set(PopulationSystems::Catches),
             )
-                .in_set(Predation),
+                .run_if(predators_or_their_index),
+        )
+        .add_systems(
+            FixedUpdate,
+            (
+                sense_predators.in_set(SimSystems::Sense),
+                hunt.run_if(any_predator).in_set(SimSystems::Steer),
+                move_predators
+                    .run_if(any_predator)
+                    .in_set(IntegrateSystems::Predators),
+            ),
         );
 }
 
-/// The predators' systems, each also in its phase's set. They run in a step only while there
-/// are predators, or the step after the last is gone (to empty their index and the prey's fear
-/// and flight): without predators each would do nothing, and most runs never have any.
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Predation;
-
-/// Whether the predators' systems have anything to do this step ([`Predation`]).
-fn predation(predators: Query<(), With<Predator>>, index: Res<PredatorIndex>) -> bool {
+/// Whether there is a predator, or the predators' index still holds some (the step after the
+/// last is gone empties it). Without either, `index_predators` would index nobody again, and
+/// `flee_predators` and `catch_prey` would find no one in the (empty) index; a predator that
+/// appears later in the step is not in this step's index either way.
+fn predators_or_their_index(
+    predators: Query<(), With<Predator>>,
+    index: Res<PredatorIndex>,
+) -> bool {
     !predators.is_empty() || !index.snapshot.is_empty()
+}
+
+/// Whether there is a predator to hunt or move.
+fn any_predator(predators: Query<(), With<Predator>>) -> bool {
+    !predators.is_empty()
 }
 
 /// Spawns the run's predators (uniform positions, random headings at full speed).
@@ -282,7 +297,8 @@ fn sense_predators(
 ) {
     let boid_snapshot = &*neighbours.snapshot;
     if predators.snapshot.is_empty() {
-        // Without predators nothing is feared and no one flees (most runs never have any).
+        // Without predators nothing is feared and no one flees (most runs never have any; this
+        // also ends the fear of a run whose predators are gone).
         gain.per_slot.clear();
         flight.per_slot.clear();
         return;
