@@ -1,7 +1,8 @@
 //! Predator catches do not depend on the step (docs/model.md §7). Closing head-on at up to
 //! ~450 px/s, a predator and its prey move ~15 px relative to each other in a step of 1/30 s —
 //! more than the 10 px catch radius — so a test of positions alone can miss a glancing pass at
-//! coarse steps. The catch is swept (the closest approach over the step). This test compares
+//! coarse steps. The catch is swept (the closest approach over the step).
+//! `catches_do_not_depend_on_the_step` compares
 //! the catch counts at 1/30 and 1/120 s over six seeds, with a tolerance (three standard
 //! errors of the difference) that it checks is below 20 % of the count. Measured (debug
 //! build): 216.0 ± 8.2 against 239.0 ± 11.7. The old position-only test measured 223.7 ± 7.0
@@ -9,12 +10,14 @@
 //! tolerance; a catch radius that scaled with the step (×√(60·dt)) gave 342.7 against 146.8
 //! and fails.
 //!
-//! The predators' systems run only when they could do something (most runs have no predators):
+//! The predators' systems run only when they could do something (most runs have no predators;
+//! the prey's fear runs in every step that moves the world):
 //! `predators_gone_leave_no_fear_and_new_ones_hunt_at_once` checks that the prey's fear ends the
 //! step after the last predator is gone and that a predator added mid-run is indexed, feared,
 //! hunts and moves in its first step; `a_new_run_without_predators_keeps_no_fear_of_the_last`
 //! that a run started (and observed, as the window does while paused) without predators keeps
-//! no fear from the run before.
+//! no fear from the run before; `a_predator_added_during_a_step_hunts_and_moves_in_it` that one
+//! an extension adds after the predators' indexing still hunts and moves in that step.
 #![allow(clippy::field_reassign_with_default)] // configs are built by changing a few defaults
 
 mod common;
@@ -27,6 +30,7 @@ use pandemic_boids::sim::config::{CatchMode, SimConfig};
 use pandemic_boids::sim::flocking::WeightGain;
 use pandemic_boids::sim::metrics::Tally;
 use pandemic_boids::sim::predators::{Predator, PredatorIndex};
+use pandemic_boids::sim::schedule::SimSystems;
 
 const SEEDS: u64 = 6;
 
@@ -165,4 +169,56 @@ fn a_new_run_without_predators_keeps_no_fear_of_the_last() {
             "the new run's boids flock with the last run's fear"
         );
     }
+}
+
+/// Whether [`drop_in`] adds a predator in this step.
+#[derive(Resource)]
+struct DropIn(bool);
+
+/// Where [`drop_in`] puts its predator.
+const DROPPED_AT: Vec2 = Vec2::new(500.0, 500.0);
+
+/// An extension's system that adds a predator in `Sense`, after the predators' indexing.
+fn drop_in(world: &mut World) {
+    if std::mem::replace(&mut world.resource_mut::<DropIn>().0, false) {
+        world.spawn((
+            Predator::default(),
+            Position(DROPPED_AT),
+            Velocity(Vec2::new(0.0, 100.0)),
+        ));
+    }
+}
+
+#[test]
+fn a_predator_added_during_a_step_hunts_and_moves_in_it() {
+    let mut c = hunt(4, 1.0 / 60.0);
+    c.predators.count = 0;
+    let mut sim = Simulation::with(c, None, |app| {
+        app.insert_resource(DropIn(false))
+            .add_systems(FixedUpdate, drop_in.in_set(SimSystems::Sense));
+    });
+    sim.step();
+    sim.step();
+    sim.world_mut().resource_mut::<DropIn>().0 = true;
+    sim.step();
+    // Not in this step's index (it came after the indexing), but hunting and moved.
+    assert_eq!(predators_indexed(&sim), 0);
+    let world = sim.world_mut();
+    let added: Vec<(Vec2, Option<u64>)> = world
+        .query::<(&Position, &Predator)>()
+        .iter(world)
+        .map(|(p, predator)| (p.0, predator.target))
+        .collect();
+    assert_eq!(added.len(), 1);
+    let (at, target) = added[0];
+    assert!(
+        target.is_some(),
+        "the predator added in Sense chose no target in its step"
+    );
+    assert_ne!(
+        at, DROPPED_AT,
+        "the predator added in Sense did not move in its step"
+    );
+    sim.step();
+    assert_eq!(predators_indexed(&sim), 1);
 }

@@ -199,8 +199,9 @@ pub(super) fn plugin(app: &mut App) {
         .add_observer(spawn_predators)
         // Most runs never have a predator, and then these systems would do nothing: each runs
         // only when it could do something (Bevy asks the first condition once a step, before
-        // `index_predators`). The fear (`sense_predators`) runs every step: without predators
-        // it empties the prey's fear and flight, which the flocking and `flee_predators` read.
+        // `index_predators`). The fear (`sense_predators`) runs in every step that moves the
+        // world (not in an observation): without predators it empties the prey's fear and
+        // flight, which the flocking and `flee_predators` read.
         .add_systems(
             FixedUpdate,
             (
@@ -223,9 +224,11 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// Whether there is a predator, or the predators' index still holds some (the step after the
-/// last is gone empties it). Without either, `index_predators` would index nobody again, and
-/// `flee_predators` and `catch_prey` would find no one in the (empty) index; a predator that
-/// appears later in the step is not in this step's index either way.
+/// last is gone empties it). Without either, `index_predators` would index nobody again,
+/// `catch_prey` would find no one in the (empty) index, and `flee_predators` would add nothing:
+/// it reads only the prey's flight, which `sense_predators` empties in every step that moves the
+/// world when the index is empty. A predator that appears later in the step is not in this
+/// step's index either way.
 fn predators_or_their_index(
     predators: Query<(), With<Predator>>,
     index: Res<PredatorIndex>,
