@@ -25,6 +25,11 @@ fn with(interventions: &str, seed: u64) -> SimConfig {
     c
 }
 
+/// Test and isolate from t = 1 s: an infected boid is detected at a rate of once a second, from
+/// half a second into its infection, and isolated.
+const ISOLATE_FROM_1_S: &str = "[[interventions]]\nname = \"tti\"\nat = 1\n\
+                                isolate = { detect_per_s = 1.0, delay = 0.5 }\n";
+
 fn run(config: SimConfig, seconds: f64) -> Simulation {
     common::run_for(config, seconds)
 }
@@ -65,9 +70,7 @@ fn instant_isolation_from_the_start_drives_r0_to_zero() {
 
 #[test]
 fn isolated_boids_stay_where_they_are_until_their_infection_ends() {
-    let tti = "[[interventions]]\nname = \"tti\"\nat = 1\n\
-               isolate = { detect_per_s = 1.0, delay = 0.5 }\n";
-    let mut sim = Simulation::new(with(tti, 4), None);
+    let mut sim = Simulation::new(with(ISOLATE_FROM_1_S, 4), None);
     sim.run_until(1.5);
     let world = sim.world_mut();
     let mut q = world.query::<(&AgentId, &Position, &Isolated)>();
@@ -96,9 +99,7 @@ fn isolated_boids_are_released_after_their_intervention_is_taken_away() {
     // The interventions' systems run while there is an intervention or an isolated boid: with
     // the list emptied mid-run (as an extension may), those still isolated are released
     // when their infection ends.
-    let tti = "[[interventions]]\nname = \"tti\"\nat = 1\n\
-               isolate = { detect_per_s = 1.0, delay = 0.5 }\n";
-    let mut sim = Simulation::new(with(tti, 4), None);
+    let mut sim = Simulation::new(with(ISOLATE_FROM_1_S, 4), None);
     sim.run_until(2.0);
     let world = sim.world_mut();
     assert!(
