@@ -6,12 +6,14 @@ mod common;
 
 use bevy::prelude::*;
 use common::{boids, mean_se};
-use pandemic_boids::SimSystems;
 use pandemic_boids::run::Simulation;
 use pandemic_boids::sim::agent::Disease;
+use pandemic_boids::sim::agent::{Health, Position, Velocity};
+use pandemic_boids::sim::config::IndexKind;
 use pandemic_boids::sim::config::SimConfig;
 use pandemic_boids::sim::epidemic::{Died, EpidemicStats, Infected};
 use pandemic_boids::sim::swarm::Swarm;
+use pandemic_boids::{IntegrateSystems, SimSystems};
 
 /// Every `Infected` event of the run, with the swarms involved.
 #[derive(Resource, Default)]
@@ -221,4 +223,52 @@ fn the_epidemic_curve_does_not_depend_on_dt() {
         );
         assert!(a.0 > 0.0, "{name}: the epidemic did not take off");
     }
+}
+
+/// Raises the contact infection probability of Normal boids to 1 at step [`RAISE_AT_STEP`].
+fn raise_at_step(mut config: ResMut<SimConfig>, clock: Res<pandemic_boids::sim::clock::SimClock>) {
+    if clock.step == RAISE_AT_STEP {
+        config.epidemic.p_infect_normal = 1.0;
+    }
+}
+const RAISE_AT_STEP: u64 = 30;
+
+/// The state after 60 steps of a small epidemic whose contact probability an extension raises
+/// at step 30 in the system set `set` (or never).
+fn raised_in(set: Option<impl SystemSet>) -> (Vec<(Swarm, Position, Velocity, Health)>, u64) {
+    let mut c = SimConfig::default();
+    c.swarms.normal.count = 150;
+    c.swarms.doctor.count = 0;
+    c.epidemic.p_initial_infect_normal = 0.3;
+    c.epidemic.p_infect_normal = 0.0;
+    c.epidemic.p_spontaneous_infect = 0.0;
+    c.neighbour_index = IndexKind::Grid;
+    let mut sim = Simulation::with(c, None, |app| {
+        if let Some(set) = set {
+            app.add_systems(FixedUpdate, raise_at_step.in_set(set));
+        }
+    });
+    for _ in 0..60 {
+        sim.step();
+    }
+    let contacts = sim.world().resource::<EpidemicStats>().contact_infections;
+    (boids(&mut sim), contacts)
+}
+
+/// The epidemic decides on its parameters as they are when its phase runs, whichever
+/// system changed them earlier in the step: where a headless run works the decisions out on an
+/// idle worker once flocking is done, a change made after that (here while the boids move) is
+/// not missed.
+#[test]
+fn a_parameter_changed_while_the_boids_move_counts_in_that_step() {
+    let (before, contacts_before) = raised_in(Some(SimSystems::Sense));
+    let (during, contacts_during) = raised_in(Some(IntegrateSystems::Boids));
+    let (_, never) = raised_in(None::<SimSystems>);
+    assert_eq!(never, 0, "no contact infections without the change");
+    assert!(contacts_before > 0, "the change infects");
+    assert_eq!(contacts_during, contacts_before);
+    assert!(
+        before == during,
+        "the same run whichever system changed the parameter"
+    );
 }

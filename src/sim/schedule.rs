@@ -10,7 +10,8 @@
 //! 5. [`SimSystems::Sense`] — perception steering depends on (predator fear, and each
 //!    boid's flight from it).
 //! 6. [`SimSystems::Steer`] — steering accelerations added up in `Steering`, in the order of
-//!    [`SteerSystems`]: flocking, doctors' seek, Antivax repulsion, flight from predators.
+//!    [`SteerSystems`]: flocking, doctors' seek, Antivax repulsion, flight from predators (and,
+//!    after flocking, the epidemic's decisions handed to an idle worker).
 //! 7. [`SimSystems::Integrate`] — boids move, then predators ([`IntegrateSystems`]).
 //! 8. [`SimSystems::Epidemic`] — infection, cure, death, recovery and waning immunity,
 //!    decided on the state at the start of the step.
@@ -77,6 +78,10 @@ pub enum SimSystems {
 pub enum SteerSystems {
     /// Separation, alignment, cohesion and noise (they start the sums).
     Flocking,
+    /// Work handed to an idle worker thread while the calling thread steers and moves the
+    /// boids (the epidemic's decisions, which read only the state at the start of the step):
+    /// started once flocking, which needs every thread, is done. It adds no steering.
+    Aside,
     /// Doctors seeking the infected.
     Seek,
     /// Antivax boids fleeing doctors.
@@ -160,6 +165,7 @@ pub fn order_simulation(app: &mut App) {
             FixedUpdate,
             (
                 SteerSystems::Flocking,
+                SteerSystems::Aside,
                 SteerSystems::Seek,
                 SteerSystems::Repulsion,
                 SteerSystems::Flee,

@@ -6,6 +6,7 @@
 //! what happened as events (`Infected`, `Cured`, `Died`, `Recovered`); `stats` keeps the run's
 //! epidemic record in `SimSystems::Sample`.
 
+mod aside;
 mod rules;
 mod stats;
 #[cfg(test)]
@@ -25,7 +26,7 @@ use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::metrics::Tally;
 use crate::sim::neighbours::Neighbours;
-use crate::sim::schedule::SimSystems;
+use crate::sim::schedule::{SimSystems, SteerSystems};
 use crate::sim::swarm::Swarm;
 
 /// How an infection began.
@@ -122,6 +123,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_event::<Died>()
         .add_event::<Recovered>()
         .init_resource::<EpidemicStats>()
+        .init_resource::<aside::DecidingAside>()
         .add_observer(|_: Trigger<RunStarted>, mut stats: ResMut<EpidemicStats>| {
             *stats = EpidemicStats::default();
         })
@@ -129,6 +131,7 @@ pub(super) fn plugin(app: &mut App) {
             FixedUpdate,
             stats::track_epidemic.in_set(SimSystems::Sample),
         )
+        .add_systems(FixedUpdate, aside::decide_aside.in_set(SteerSystems::Aside))
         .add_systems(FixedUpdate, spread_infection.in_set(SimSystems::Epidemic));
 }
 
@@ -146,21 +149,26 @@ fn spread_infection(
     mut cured_events: EventWriter<Cured>,
     mut died_events: EventWriter<Died>,
     mut recovered_events: EventWriter<Recovered>,
+    mut deciding: ResMut<aside::DecidingAside>,
 ) {
     let s = &*neighbours.snapshot;
-    let index = neighbours.index();
     let dt = time.delta_secs_f64();
-    let step = EpidemicStep {
-        snapshot: s,
-        index: &index,
-        params: &config.epidemic,
-        seed: config.seed,
-        step: clock.step,
-        now: clock.time,
-        dt,
-    };
+    let decisions = aside::decided_aside(&mut deciding, &neighbours, &config, &clock, &time)
+        .unwrap_or_else(|| {
+            let index = neighbours.index();
+            EpidemicStep {
+                snapshot: s,
+                index: &index,
+                params: &config.epidemic,
+                seed: config.seed,
+                step: clock.step,
+                now: clock.time,
+                dt,
+            }
+            .decide()
+        });
     let end = clock.time + dt;
-    for (i, transition) in step.decide() {
+    for (i, transition) in decisions {
         let Ok(mut health) = boids.get_mut(s.entity[i]) else {
             continue;
         };

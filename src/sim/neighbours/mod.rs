@@ -27,6 +27,7 @@ pub use near::{Near, Targets};
 pub use snapshot::{Row, Snapshot};
 pub use subset::SubsetIndex;
 
+use bevy::ecs::component::Tick;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_spatial::kdtree::KDTree2;
@@ -72,6 +73,24 @@ pub struct IndexState {
     pub kind: IndexKind,
     /// The grid backend's arrays (empty unless `kind` is `Grid`).
     pub grid: Grid,
+}
+
+/// A copy of a step's index that owns its data ([`Neighbours::copy_index_into`]): the grid's
+/// arrays, or brute force over the copied snapshot.
+#[derive(Default)]
+pub struct OwnedIndex {
+    kind: IndexKind,
+    grid: Grid,
+}
+
+impl OwnedIndex {
+    /// The index to query, over (a copy of) the snapshot it was built from.
+    pub fn index<'a>(&'a self, snapshot: &'a Snapshot) -> IndexRef<'a> {
+        match self.kind {
+            IndexKind::Grid => IndexRef::Grid(&self.grid),
+            IndexKind::Brute | IndexKind::Kdtree => IndexRef::Brute(Brute::new(snapshot)),
+        }
+    }
 }
 
 /// A borrowed, ready-to-query neighbour index over a snapshot.
@@ -144,6 +163,24 @@ impl Neighbours<'_> {
     /// The grid (meaningful when `kind()` is `Grid`).
     pub fn grid(&self) -> &Grid {
         &self.state.grid
+    }
+
+    /// Copies the index into `to` (reusing its arrays), for work that outlives this system;
+    /// `false`, copying nothing, for the KD-tree (bevy_spatial's resource is not copied).
+    pub fn copy_index_into(&self, to: &mut OwnedIndex) -> bool {
+        to.kind = self.state.kind;
+        match self.state.kind {
+            IndexKind::Grid => to.grid.clone_from(&self.state.grid),
+            IndexKind::Brute => {}
+            IndexKind::Kdtree => return false,
+        }
+        true
+    }
+
+    /// When the snapshot and the index were last changed: equal ticks later in a step mean
+    /// both are as they were.
+    pub fn changed_at(&self) -> [Tick; 2] {
+        [self.snapshot.last_changed(), self.state.last_changed()]
     }
 }
 

@@ -10,7 +10,7 @@ use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
 /// The step's copy of every boid, in `AgentId` order. A boid's index here is its "slot".
-#[derive(Resource, Default, Debug, Clone)]
+#[derive(Resource, Default, Debug)]
 pub struct Snapshot {
     /// The world the positions live in.
     pub space: Space,
@@ -48,6 +48,39 @@ pub struct Row {
     pub swarm: Swarm,
     /// Disease state.
     pub disease: Disease,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        let mut s = Snapshot::default();
+        s.clone_from(self);
+        s
+    }
+
+    /// Copies `other` into this snapshot's columns, reusing their allocations (the derived
+    /// `clone_from` would allocate them anew).
+    fn clone_from(&mut self, other: &Self) {
+        let Snapshot {
+            space,
+            entity,
+            id,
+            pos,
+            vel,
+            swarm,
+            disease,
+            isolated,
+            slot_by_entity,
+        } = other;
+        self.space = *space;
+        self.entity.clone_from(entity);
+        self.id.clone_from(id);
+        self.pos.clone_from(pos);
+        self.vel.clone_from(vel);
+        self.swarm.clone_from(swarm);
+        self.disease.0.clone_from(&disease.0);
+        self.isolated.clone_from(isolated);
+        self.slot_by_entity.clone_from(slot_by_entity);
+    }
 }
 
 impl Snapshot {

@@ -7,23 +7,31 @@
 
 use bevy::app::{TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
 use bevy::tasks::{AsyncComputeTaskPool, ComputeTaskPool, IoTaskPool, TaskPool, TaskPoolBuilder};
+use std::cell::Cell;
 use std::ops::Range;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 mod pool;
 
-use pool::Pool;
+use pool::{Pool, Started};
 
 /// Threads a headless simulation of this process computes on (0: not set, as in the app):
 /// the first [`init_headless_task_pools`] call sets it, as the first app creates the pools.
 static HEADLESS_THREADS: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// Whether this thread runs work handed aside ([`aside`]).
+    static ASIDE: Cell<bool> = const { Cell::new(false) };
+}
+
 /// Whether the parallel loops run on the calling thread alone: a headless simulation asked for
-/// one thread (`--threads 1`).
+/// one thread (`--threads 1`), or this thread runs work handed aside ([`aside`]: the other
+/// threads are busy with the rest of the step).
 #[inline]
 pub fn serial() -> bool {
-    HEADLESS_THREADS.load(Ordering::Relaxed) == 1
+    HEADLESS_THREADS.load(Ordering::Relaxed) == 1 || ASIDE.with(Cell::get)
 }
 
 /// Every core this process may use, asked once: the standard library reads the process's CPU
@@ -322,6 +330,61 @@ pub fn for_each_part<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
             s.spawn(async move { f(p) });
         }
     });
+}
+
+/// Work handed to a worker thread of a headless run while the calling thread goes on: its
+/// result is collected by [`Aside::join`].
+#[must_use = "the result comes only from join"]
+pub struct Aside<T> {
+    started: Started,
+    result: Arc<Mutex<Option<T>>>,
+}
+
+impl<T> Aside<T> {
+    /// Waits for the work (running it here if no worker has taken it yet) and returns its
+    /// result; re-raises its panic.
+    pub fn join(self) -> T {
+        self.started.join();
+        self.result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .expect("the work ran once and left its result")
+    }
+}
+
+/// Whether [`aside`] can hand work to a worker here: in a headless run with workers of its own
+/// (not in the window, not with one thread, not side by side), outside work handed aside.
+pub fn can_aside() -> bool {
+    !serial() && own_workers_now() > 0
+}
+
+/// Hands `f` to an idle worker of a headless run's own pool ([`pool`]) and returns at once, or
+/// `None` (having started nothing) where there is no such worker (the window, one thread,
+/// simulations side by side) or the pool is busy. `f` runs on one thread and every parallel
+/// loop it starts runs there too ([`serial`]); loops the calling thread starts meanwhile find
+/// one worker fewer. How `f`'s result is worked out must not depend on where it runs.
+pub fn aside<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<Aside<T>> {
+    if !can_aside() {
+        return None;
+    }
+    let pool = headless_pool()?;
+    let result = Arc::new(Mutex::new(None));
+    let out = Arc::clone(&result);
+    let f = Mutex::new(Some(f));
+    let started = pool.start(Box::new(move |_| {
+        let Some(f) = f.lock().unwrap_or_else(PoisonError::into_inner).take() else {
+            return;
+        };
+        let was = ASIDE.with(|a| a.replace(true));
+        let value = catch_unwind(AssertUnwindSafe(f));
+        ASIDE.with(|a| a.set(was));
+        match value {
+            Ok(value) => *out.lock().unwrap_or_else(PoisonError::into_inner) = Some(value),
+            Err(panic) => resume_unwind(panic),
+        }
+    }))?;
+    Some(Aside { started, result })
 }
 
 /// The headless run's own workers, made at the first loop that uses them (see

@@ -20,12 +20,17 @@ const SPIN: Duration = Duration::from_micros(500);
 /// Spins between two looks at the clock (and two offers of the core to another thread).
 const SPINS_PER_CHECK: u32 = 64;
 
+/// A body a job owns (one started with [`Pool::start`]), which nothing borrows.
+type OwnedBody = Box<dyn Fn(usize) + Send + Sync>;
+
 /// One loop: parts `0..parts`, each run by the first thread that claims it.
 struct Job {
     /// The loop's body, its lifetime erased. It is called only for a claimed part, and the
     /// thread that started the loop returns only once every claimed part is done, so the body
-    /// outlives every call.
+    /// outlives every call; or it points into `owned`, which lives as long as the job.
     body: *const (dyn Fn(usize) + Sync),
+    /// The body of a job started with [`Pool::start`] (`body` points into it).
+    _owned: Option<OwnedBody>,
     parts: usize,
     /// The next part to claim (claims past `parts` run nothing).
     next: AtomicUsize,
@@ -126,28 +131,72 @@ impl Pool {
         // SAFETY: only the lifetime changes; this function returns only once every part that
         // calls `body` is done (see `Job::body`).
         let body: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(body) };
-        let job = Arc::new(Job {
+        let job = Arc::new(Job::new(body, None, parts));
+        self.publish(&job);
+        job.work();
+        Started(job).finish();
+        true
+    }
+
+    /// Hands `body(0)` to a worker and returns at once; [`Started::join`] waits for it (or
+    /// runs it, if no worker has claimed it yet). `None`, having started nothing, while the
+    /// pool runs a loop (as [`Pool::run`] refuses one). The pool stays free for loops meanwhile:
+    /// one started while a worker runs this finds one thread fewer.
+    pub(super) fn start(&self, body: OwnedBody) -> Option<Started> {
+        let _owner = match self.owner.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        let ptr: *const (dyn Fn(usize) + Send + Sync) = &*body;
+        let job = Arc::new(Job::new(ptr, Some(body), 1));
+        self.publish(&job);
+        Some(Started(job))
+    }
+
+    /// Makes `job` the latest loop and wakes the sleeping workers.
+    fn publish(&self, job: &Arc<Job>) {
+        let mut state = lock(&self.shared.state);
+        state.job = Some(Arc::clone(job));
+        self.shared.epoch.fetch_add(1, Ordering::Release);
+        if state.sleeping > 0 {
+            self.shared.wake.notify_all();
+        }
+    }
+}
+
+impl Job {
+    fn new(body: *const (dyn Fn(usize) + Sync), owned: Option<OwnedBody>, parts: usize) -> Self {
+        Job {
             body,
+            _owned: owned,
             parts,
             next: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
             panic: Mutex::new(None),
-        });
-        {
-            let mut state = lock(&self.shared.state);
-            state.job = Some(Arc::clone(&job));
-            self.shared.epoch.fetch_add(1, Ordering::Release);
-            if state.sleeping > 0 {
-                self.shared.wake.notify_all();
-            }
         }
-        job.work();
-        // The parts the workers claimed last; spinning, as they are short.
-        spin_until(|| job.done.load(Ordering::Acquire) >= parts, || false);
+    }
+}
+
+/// A job handed to the workers, to be waited for.
+pub(super) struct Started(Arc<Job>);
+
+impl Started {
+    /// Runs the parts no thread has claimed yet, waits for the others, and re-raises the first
+    /// part's panic.
+    pub(super) fn join(self) {
+        self.0.work();
+        self.finish();
+    }
+
+    /// Waits for the parts other threads claimed (spinning, as they are short) and re-raises
+    /// the first part's panic.
+    fn finish(self) {
+        let job = &self.0;
+        spin_until(|| job.done.load(Ordering::Acquire) >= job.parts, || false);
         if let Some(panic) = lock(&job.panic).take() {
             resume_unwind(panic);
         }
-        true
     }
 }
 
@@ -286,6 +335,53 @@ mod tests {
             "another thread's loop was handed to the busy pool"
         );
         assert!(pool.run(2, &|_| {}), "the pool is free again");
+    }
+
+    /// A started job runs once, on a worker while the caller goes on (here the caller waits
+    /// for the worker to take it), or in `join` when no worker has; loops run meanwhile; its
+    /// panic reaches `join`.
+    #[test]
+    fn a_started_job_runs_once_beside_the_caller_or_in_join() {
+        let pool = Pool::new(1);
+        let (taken, count) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicUsize::new(0)),
+        );
+        let (t, c) = (Arc::clone(&taken), Arc::clone(&count));
+        let caller = std::thread::current().id();
+        let started = pool
+            .start(Box::new(move |_| {
+                assert_ne!(std::thread::current().id(), caller, "a worker took it");
+                t.store(true, Ordering::Relaxed);
+                c.fetch_add(1, Ordering::Relaxed);
+            }))
+            .expect("the pool is free");
+        assert!(
+            wait_for(|| taken.load(Ordering::Relaxed)),
+            "no worker took it"
+        );
+        assert!(pool.run(3, &|_| {}), "the pool runs loops meanwhile");
+        started.join();
+        assert_eq!(count.load(Ordering::Relaxed), 1);
+        // A job published while the worker is busy is run by `join` if the worker has not
+        // claimed it; once, either way.
+        let busy = Arc::new(AtomicBool::new(true));
+        let b = Arc::clone(&busy);
+        let first = pool.start(Box::new(move |_| while b.load(Ordering::Relaxed) {}));
+        let c = Arc::clone(&count);
+        let second = pool.start(Box::new(move |_| {
+            c.fetch_add(1, Ordering::Relaxed);
+        }));
+        second.expect("the pool is free").join();
+        assert_eq!(count.load(Ordering::Relaxed), 2);
+        busy.store(false, Ordering::Relaxed);
+        first.expect("the pool is free").join();
+        let failing = pool.start(Box::new(|_| panic!("aside")));
+        let outcome = catch_unwind(AssertUnwindSafe(|| failing.expect("free").join()));
+        assert_eq!(
+            outcome.expect_err("re-raised").downcast_ref(),
+            Some(&"aside")
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ const FAR: f32 = 1e30;
 pub const ISOLATED_LANE: f32 = -2.0;
 
 /// A uniform grid over the world, in cell-ordered arrays.
-#[derive(Default, Debug, Clone)]
+#[derive(Default, Debug)]
 pub struct Grid {
     space: Space,
     cols: usize,
@@ -80,6 +80,55 @@ pub struct Grid {
     /// The cell of each kept boid (after a rebuild on one thread, its entry).
     cell_of: Vec<u32>,
     cursor: Vec<u32>,
+}
+
+impl Clone for Grid {
+    fn clone(&self) -> Self {
+        let mut grid = Grid::default();
+        grid.clone_from(self);
+        grid
+    }
+
+    /// Copies `other` into this grid's arrays, reusing their allocations (the derived
+    /// `clone_from` would allocate them anew).
+    fn clone_from(&mut self, other: &Self) {
+        let Grid {
+            space,
+            cols,
+            rows,
+            cell_w,
+            cell_h,
+            start,
+            slot,
+            x,
+            y,
+            vx,
+            vy,
+            swarm_f,
+            swarm,
+            boids,
+            kept,
+            cell_of,
+            cursor,
+        } = other;
+        (self.space, self.cols, self.rows) = (*space, *cols, *rows);
+        (self.cell_w, self.cell_h, self.boids) = (*cell_w, *cell_h, *boids);
+        self.start.clone_from(start);
+        self.slot.clone_from(slot);
+        for (to, from) in [
+            (&mut self.x, x),
+            (&mut self.y, y),
+            (&mut self.vx, vx),
+            (&mut self.vy, vy),
+            (&mut self.swarm_f, swarm_f),
+        ] {
+            to.clone_from(from);
+        }
+        self.swarm.clone_from(swarm);
+        self.kept.clone_from(kept);
+        self.cell_of.clone_from(cell_of);
+        self.cursor.clone_from(cursor);
+    }
 }
 
 impl Grid {
