@@ -7,11 +7,10 @@ mod common;
 use bevy::prelude::*;
 use common::{boids, mean_se};
 use pandemic_boids::run::Simulation;
-use pandemic_boids::sim::agent::Disease;
-use pandemic_boids::sim::agent::{Health, Position, Velocity};
-use pandemic_boids::sim::config::IndexKind;
-use pandemic_boids::sim::config::SimConfig;
-use pandemic_boids::sim::epidemic::{Died, EpidemicStats, Infected};
+use pandemic_boids::sim::agent::{Disease, Health, Position, Velocity};
+use pandemic_boids::sim::clock::SimClock;
+use pandemic_boids::sim::config::{IndexKind, SimConfig};
+use pandemic_boids::sim::epidemic::{DecidingAside, Died, EpidemicStats, Infected};
 use pandemic_boids::sim::swarm::Swarm;
 use pandemic_boids::{IntegrateSystems, SimSystems};
 
@@ -225,17 +224,23 @@ fn the_epidemic_curve_does_not_depend_on_dt() {
     }
 }
 
+/// Every boid's (swarm, position, velocity, health).
+type Boids = Vec<(Swarm, Position, Velocity, Health)>;
+
+/// The step at which [`raise_at_step`] raises the contact probability.
+const RAISE_AT_STEP: u64 = 30;
+
 /// Raises the contact infection probability of Normal boids to 1 at step [`RAISE_AT_STEP`].
-fn raise_at_step(mut config: ResMut<SimConfig>, clock: Res<pandemic_boids::sim::clock::SimClock>) {
+fn raise_at_step(mut config: ResMut<SimConfig>, clock: Res<SimClock>) {
     if clock.step == RAISE_AT_STEP {
         config.epidemic.p_infect_normal = 1.0;
     }
 }
-const RAISE_AT_STEP: u64 = 30;
 
 /// The state after 60 steps of a small epidemic whose contact probability an extension raises
-/// at step 30 in the system set `set` (or never).
-fn raised_in(set: Option<impl SystemSet>) -> (Vec<(Swarm, Position, Velocity, Health)>, u64) {
+/// at step 30 in the system set `set` (or never), its contact infections, and how many steps
+/// used decisions worked out aside.
+fn raised_in(set: Option<impl SystemSet>) -> (Boids, u64, u64) {
     let mut c = SimConfig::default();
     c.swarms.normal.count = 150;
     c.swarms.doctor.count = 0;
@@ -252,7 +257,8 @@ fn raised_in(set: Option<impl SystemSet>) -> (Vec<(Swarm, Position, Velocity, He
         sim.step();
     }
     let contacts = sim.world().resource::<EpidemicStats>().contact_infections;
-    (boids(&mut sim), contacts)
+    let aside = sim.world().resource::<DecidingAside>().used();
+    (boids(&mut sim), contacts, aside)
 }
 
 /// The epidemic decides on its parameters as they are when its phase runs, whichever
@@ -261,9 +267,14 @@ fn raised_in(set: Option<impl SystemSet>) -> (Vec<(Swarm, Position, Velocity, He
 /// not missed.
 #[test]
 fn a_parameter_changed_while_the_boids_move_counts_in_that_step() {
-    let (before, contacts_before) = raised_in(Some(SimSystems::Sense));
-    let (during, contacts_during) = raised_in(Some(IntegrateSystems::Boids));
-    let (_, never) = raised_in(None::<SimSystems>);
+    let (before, contacts_before, aside) = raised_in(Some(SimSystems::Sense));
+    let (during, contacts_during, _) = raised_in(Some(IntegrateSystems::Boids));
+    let (_, never, _) = raised_in(None::<SimSystems>);
+    // With a second core the run has a worker to hand the decisions to (one core: none, and
+    // the two paths cannot differ).
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        assert!(aside > 0, "no step's decisions were worked out aside");
+    }
     assert_eq!(never, 0, "no contact infections without the change");
     assert!(contacts_before > 0, "the change infects");
     assert_eq!(contacts_during, contacts_before);

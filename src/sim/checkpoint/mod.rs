@@ -24,7 +24,7 @@ use crate::sim::agent::{
 use crate::sim::clock::SimClock;
 use crate::sim::config::SimConfig;
 use crate::sim::doctors::InfectedIndex;
-use crate::sim::epidemic::EpidemicStats;
+use crate::sim::epidemic::{DecidingAside, EpidemicStats};
 use crate::sim::flocking::WeightGain;
 use crate::sim::interventions::InterventionLog;
 use crate::sim::metrics::{ActiveInterventions, MetricsLog, Tally};
@@ -185,11 +185,12 @@ pub fn saved_resources() -> [&'static str; 10] {
 
 /// The simulation's resources every step rebuilds before reading (or that only steer the
 /// driver): a restore empties them.
-pub fn rebuilt_resources() -> [&'static str; 9] {
+pub fn rebuilt_resources() -> [&'static str; 10] {
     [
         type_name::<Snapshot>(),
         type_name::<IndexState>(),
         type_name::<InfectedIndex>(),
+        type_name::<DecidingAside>(),
         type_name::<PredatorIndex>(),
         type_name::<WeightGain>(),
         type_name::<PreyFlight>(),
@@ -302,6 +303,7 @@ pub fn restore(world: &mut World, checkpoint: &Checkpoint, config: SimConfig) {
     world.insert_resource(Snapshot::default());
     world.insert_resource(IndexState::default());
     world.insert_resource(InfectedIndex::default());
+    world.insert_resource(DecidingAside::default());
     world.insert_resource(PredatorIndex::default());
     world.insert_resource(WeightGain::default());
     world.insert_resource(PreyFlight::default());

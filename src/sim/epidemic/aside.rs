@@ -28,11 +28,20 @@ struct Copies {
 }
 
 /// Decisions being worked out aside, and when what they read last changed; the copies the
-/// last ones were worked out from.
+/// last ones were worked out from. Empty between steps but for those copies (a checkpoint's
+/// restore starts it afresh).
 #[derive(Resource, Default)]
-pub(super) struct DecidingAside {
+pub struct DecidingAside {
     pending: Option<(Aside<(Decisions, Box<Copies>)>, [Tick; 5])>,
-    spare: Box<Copies>,
+    spare: Option<Box<Copies>>,
+    used: u64,
+}
+
+impl DecidingAside {
+    /// Steps whose decisions were worked out aside and used, since the simulation began.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
 }
 
 /// When everything the decisions read last changed: the snapshot, its index, the config, the
@@ -63,18 +72,18 @@ pub(super) fn decide_aside(
 ) {
     let deciding = &mut *deciding;
     if let Some((started, _)) = deciding.pending.take() {
-        // Started in a step that never collected them (an extension took the epidemic's
-        // system away): only the copies are kept.
-        deciding.spare = started.join().1;
+        // Started in a step that never collected them (a run condition an extension put on
+        // `Epidemic`, say): only the copies are kept.
+        deciding.spare = Some(started.join().1);
     }
-    // With more boids the step's other loops are split between the threads (and the
-    // decisions' own from SERIAL_BELOW): a worker busy with the decisions would slow them.
+    // With more boids the step's other loops (and the decisions' own) are split between the
+    // threads: a worker busy with the decisions would slow them.
     if parts_for(neighbours.snapshot.len()) > 1 || !can_aside() {
         return;
     }
-    let mut copies = std::mem::take(&mut deciding.spare);
+    let mut copies = deciding.spare.take().unwrap_or_default();
     if !neighbours.copy_index_into(&mut copies.index) {
-        deciding.spare = copies;
+        deciding.spare = Some(copies);
         return;
     }
     copies.snapshot.clone_from(&neighbours.snapshot);
@@ -100,7 +109,8 @@ pub(super) fn decide_aside(
     .map(|started| (started, read));
 }
 
-/// The decisions started aside in this step, if nothing they read has changed since.
+/// The decisions started aside (in this step: a pending job of an earlier one fails the check,
+/// as the snapshot changes every step), if nothing they read has changed since they started.
 pub(super) fn decided_aside(
     deciding: &mut DecidingAside,
     neighbours: &Neighbours,
@@ -110,6 +120,8 @@ pub(super) fn decided_aside(
 ) -> Option<Decisions> {
     let (started, read) = deciding.pending.take()?;
     let (decisions, copies) = started.join();
-    deciding.spare = copies;
-    (read == read_at(neighbours, config, clock, time)).then_some(decisions)
+    deciding.spare = Some(copies);
+    let fresh = read == read_at(neighbours, config, clock, time);
+    deciding.used += u64::from(fresh);
+    fresh.then_some(decisions)
 }

@@ -12,6 +12,7 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
+pub use aside::DecidingAside;
 pub use rules::{
     EpidemicStep, PerStep, Transition, falls_below, lowest_partner, partner, step_probability,
     swarms_at_risk, swarms_mix,
@@ -123,7 +124,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_event::<Died>()
         .add_event::<Recovered>()
         .init_resource::<EpidemicStats>()
-        .init_resource::<aside::DecidingAside>()
+        .init_resource::<DecidingAside>()
         .add_observer(|_: Trigger<RunStarted>, mut stats: ResMut<EpidemicStats>| {
             *stats = EpidemicStats::default();
         })
@@ -149,7 +150,7 @@ fn spread_infection(
     mut cured_events: EventWriter<Cured>,
     mut died_events: EventWriter<Died>,
     mut recovered_events: EventWriter<Recovered>,
-    mut deciding: ResMut<aside::DecidingAside>,
+    mut deciding: ResMut<DecidingAside>,
 ) {
     let s = &*neighbours.snapshot;
     let dt = time.delta_secs_f64();

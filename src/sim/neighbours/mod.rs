@@ -166,7 +166,7 @@ impl Neighbours<'_> {
     }
 
     /// Copies the index into `to` (reusing its arrays), for work that outlives this system;
-    /// `false`, copying nothing, for the KD-tree (bevy_spatial's resource is not copied).
+    /// `false` for the KD-tree (bevy_spatial's resource is not copied; `to` is then of no use).
     pub fn copy_index_into(&self, to: &mut OwnedIndex) -> bool {
         to.kind = self.state.kind;
         match self.state.kind {

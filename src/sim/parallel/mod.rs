@@ -363,7 +363,10 @@ pub fn can_aside() -> bool {
 /// `None` (having started nothing) where there is no such worker (the window, one thread,
 /// simulations side by side) or the pool is busy. `f` runs on one thread and every parallel
 /// loop it starts runs there too ([`serial`]); loops the calling thread starts meanwhile find
-/// one worker fewer. How `f`'s result is worked out must not depend on where it runs.
+/// one worker fewer. How `f`'s result is worked out must not depend on where it runs: if no
+/// worker has taken it by [`Aside::join`], the calling thread runs it there. Dropping the
+/// [`Aside`] does not cancel it. `join` spins while a worker finishes it, so `f` should take
+/// microseconds, not seconds.
 pub fn aside<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<Aside<T>> {
     if !can_aside() {
         return None;

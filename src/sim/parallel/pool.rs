@@ -27,10 +27,11 @@ type OwnedBody = Box<dyn Fn(usize) + Send + Sync>;
 struct Job {
     /// The loop's body, its lifetime erased. It is called only for a claimed part, and the
     /// thread that started the loop returns only once every claimed part is done, so the body
-    /// outlives every call; or it points into `owned`, which lives as long as the job.
+    /// outlives every call. A started job's (`owned`) is its own instead: a box given up with
+    /// `Box::into_raw`, freed when the job drops, so it lives as long as the job.
     body: *const (dyn Fn(usize) + Sync),
-    /// The body of a job started with [`Pool::start`] (`body` points into it).
-    _owned: Option<OwnedBody>,
+    /// Whether `body` is the job's own (from [`Pool::start`]).
+    owned: bool,
     parts: usize,
     /// The next part to claim (claims past `parts` run nothing).
     next: AtomicUsize,
@@ -41,7 +42,8 @@ struct Job {
 }
 
 // SAFETY: `body` points to a `Sync` closure, called from several threads at once only while
-// the thread that owns it waits for them (see `Job::body`).
+// the thread that owns it waits for them, or owned by the job and `Send` (it may be dropped on
+// a worker; see `Job::body`).
 unsafe impl Send for Job {}
 // SAFETY: as above; every other field is `Sync`.
 unsafe impl Sync for Job {}
@@ -55,7 +57,7 @@ impl Job {
                 return;
             }
             // SAFETY: this part was unclaimed until now, so the loop's owner still waits for
-            // it and the body is alive (see `Job::body`).
+            // it, or the job owns the body; either way it is alive (see `Job::body`).
             let body = unsafe { &*self.body };
             if let Err(panic) = catch_unwind(AssertUnwindSafe(|| body(part))) {
                 lock(&self.panic).get_or_insert(panic);
@@ -79,11 +81,13 @@ struct State {
     sleeping: usize,
 }
 
-/// Worker threads that run the parts of one loop at a time beside the thread that starts it.
+/// Worker threads that run the parts of one loop at a time beside the thread that starts it
+/// (and a job started with [`Pool::start`], which a worker may still run while the next loop
+/// starts: that loop then has one worker fewer).
 pub(super) struct Pool {
     shared: Arc<Shared>,
-    /// Held while a loop runs. A loop started meanwhile, by another thread (a second simulation
-    /// of the process) or inside a part, is not run here.
+    /// Held while a loop runs (and while a job is started). A loop started meanwhile, by
+    /// another thread (a second simulation of the process) or inside a part, is not run here.
     owner: Mutex<()>,
 }
 
@@ -131,7 +135,7 @@ impl Pool {
         // SAFETY: only the lifetime changes; this function returns only once every part that
         // calls `body` is done (see `Job::body`).
         let body: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(body) };
-        let job = Arc::new(Job::new(body, None, parts));
+        let job = Arc::new(Job::new(body, false, parts));
         self.publish(&job);
         job.work();
         Started(job).finish();
@@ -148,8 +152,8 @@ impl Pool {
             Err(TryLockError::Poisoned(e)) => e.into_inner(),
             Err(TryLockError::WouldBlock) => return None,
         };
-        let ptr: *const (dyn Fn(usize) + Send + Sync) = &*body;
-        let job = Arc::new(Job::new(ptr, Some(body), 1));
+        let body: *const (dyn Fn(usize) + Sync) = Box::into_raw(body);
+        let job = Arc::new(Job::new(body, true, 1));
         self.publish(&job);
         Some(Started(job))
     }
@@ -166,14 +170,24 @@ impl Pool {
 }
 
 impl Job {
-    fn new(body: *const (dyn Fn(usize) + Sync), owned: Option<OwnedBody>, parts: usize) -> Self {
+    fn new(body: *const (dyn Fn(usize) + Sync), owned: bool, parts: usize) -> Self {
         Job {
             body,
-            _owned: owned,
+            owned,
             parts,
             next: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
             panic: Mutex::new(None),
+        }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: an owned body came from `Box::into_raw` in `Pool::start` and is freed
+            // only here, once, when no thread can call it any more (the job is gone).
+            drop(unsafe { Box::from_raw(self.body.cast_mut()) });
         }
     }
 }
@@ -365,9 +379,19 @@ mod tests {
         assert_eq!(count.load(Ordering::Relaxed), 1);
         // A job published while the worker is busy is run by `join` if the worker has not
         // claimed it; once, either way.
-        let busy = Arc::new(AtomicBool::new(true));
-        let b = Arc::clone(&busy);
-        let first = pool.start(Box::new(move |_| while b.load(Ordering::Relaxed) {}));
+        let (busy, running) = (
+            Arc::new(AtomicBool::new(true)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (b, r) = (Arc::clone(&busy), Arc::clone(&running));
+        let first = pool.start(Box::new(move |_| {
+            r.store(true, Ordering::Relaxed);
+            while b.load(Ordering::Relaxed) {}
+        }));
+        assert!(
+            wait_for(|| running.load(Ordering::Relaxed)),
+            "no worker took it"
+        );
         let c = Arc::clone(&count);
         let second = pool.start(Box::new(move |_| {
             c.fetch_add(1, Ordering::Relaxed);
