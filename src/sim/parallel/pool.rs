@@ -126,10 +126,8 @@ impl Pool {
     /// run nothing, while the pool runs another loop (another thread's, or this one's from
     /// inside one of its parts).
     pub(super) fn run(&self, parts: usize, body: &(dyn Fn(usize) + Sync)) -> bool {
-        let _owner = match self.owner.try_lock() {
-            Ok(guard) => guard,
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(TryLockError::WouldBlock) => return false,
+        let Some(_owner) = self.own() else {
+            return false;
         };
         let body: *const (dyn Fn(usize) + Sync + '_) = body;
         // SAFETY: only the lifetime changes; this function returns only once every part that
@@ -147,15 +145,20 @@ impl Pool {
     /// pool runs a loop (as [`Pool::run`] refuses one). The pool stays free for loops meanwhile:
     /// one started while a worker runs this finds one thread fewer.
     pub(super) fn start(&self, body: OwnedBody) -> Option<Started> {
-        let _owner = match self.owner.try_lock() {
-            Ok(guard) => guard,
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(TryLockError::WouldBlock) => return None,
-        };
+        let _owner = self.own()?;
         let body: *const (dyn Fn(usize) + Sync) = Box::into_raw(body);
         let job = Arc::new(Job::new(body, true, 1));
         self.publish(&job);
         Some(Started(job))
+    }
+
+    /// The pool for this thread, unless a loop runs (or a job is being started).
+    fn own(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.owner.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
     }
 
     /// Makes `job` the latest loop and wakes the sleeping workers.
