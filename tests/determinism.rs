@@ -79,7 +79,8 @@ fn same_seed_gives_identical_files_and_another_seed_differs() {
 
 #[test]
 fn thread_count_does_not_change_the_output() {
-    // Enough boids that every parallel loop really splits its work.
+    // Enough boids (over 2 048) that every parallel loop really splits its work, the
+    // snapshot's and the grid's build included.
     let tmp = tempfile::tempdir().unwrap();
     let mut outputs = Vec::new();
     let scenario = tmp.path().join("interventions.toml");
@@ -101,9 +102,9 @@ fn thread_count_does_not_change_the_output() {
             ])
             .args([
                 "--set",
-                "swarms.normal.count=1500",
+                "swarms.normal.count=2100",
                 "--set",
-                "world.width=2400",
+                "world.width=3360",
                 "--set",
                 "swarms.normal.noise=30",
             ])

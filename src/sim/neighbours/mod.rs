@@ -34,6 +34,7 @@ use bevy_spatial::kdtree::KDTree2;
 
 use crate::sim::agent::{AgentId, Boid, Health, Isolated, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
+use crate::sim::parallel::{SERIAL_BELOW, workers};
 use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
@@ -231,6 +232,16 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
+/// What [`capture_snapshot`] reads of a boid.
+type BoidRow<'a> = (
+    Entity,
+    &'a AgentId,
+    &'a Position,
+    &'a Velocity,
+    &'a Swarm,
+    &'a Health,
+);
+
 /// Copies every boid into the snapshot, in id order.
 fn capture_snapshot(
     config: Res<SimConfig>,
@@ -239,22 +250,31 @@ fn capture_snapshot(
     mut snapshot: ResMut<Snapshot>,
 ) {
     let space = config.space();
-    snapshot.update(space, || {
-        boids.iter().map(|(entity, id, p, v, swarm, health)| Row {
-            entity,
-            id: id.0,
-            // Positions are inside the world after integration; this also covers hand edits
-            // in the inspector, so every backend can rely on it.
-            pos: if space.contains(p.0) {
-                p.0
-            } else {
-                space.confine(p.0, Vec2::ZERO).0
-            },
-            vel: v.0,
-            swarm: *swarm,
-            disease: health.disease,
-        })
-    });
+    let row = |(entity, id, p, v, swarm, health): BoidRow| Row {
+        entity,
+        id: id.0,
+        // Positions are inside the world after integration; this also covers hand edits in
+        // the inspector, so every backend can rely on it.
+        pos: if space.contains(p.0) {
+            p.0
+        } else {
+            space.confine(p.0, Vec2::ZERO).0
+        },
+        vel: v.0,
+        swarm: *swarm,
+        disease: health.disease,
+    };
+    // From SERIAL_BELOW boids with a second thread, the usual step (the same boids as the last)
+    // looks each slot's boid up by its entity, the slots split between the threads: the same
+    // rows, a fifth less time at 100 000 boids on 2 threads (BENCHMARKS.md, round 3,
+    // thirty-fourth stop). Otherwise, or when the boids changed, one walk of the query.
+    let n = boids.iter().len();
+    let each = n >= SERIAL_BELOW
+        && workers() > 1
+        && snapshot.rewrite_each(space, n, |e| boids.get(e).ok().map(row));
+    if !each {
+        snapshot.update(space, || boids.iter().map(row));
+    }
     for entity in &isolated {
         snapshot.isolate(entity);
     }

@@ -3,9 +3,12 @@
 //! order. A boid's index here is its "slot"; every neighbour query reports slots. No systems
 //! live here.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use bevy::prelude::*;
 
 use crate::sim::agent::Disease;
+use crate::sim::parallel::{for_each_part, parts_for};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -127,6 +130,54 @@ impl Snapshot {
         }
         self.isolated.fill(false);
         true
+    }
+
+    /// [`Snapshot::rewrite`] with each slot's row looked up by its entity, the slots split
+    /// between the threads: true if the ECS holds `count` boids and `row_of` finds each boid
+    /// of the snapshot with the same id (then they are the same boids), every slot rewritten;
+    /// false, with the arrays part written, if not. The result does not depend on the split.
+    pub fn rewrite_each(
+        &mut self,
+        space: Space,
+        count: usize,
+        row_of: impl Fn(Entity) -> Option<Row> + Sync,
+    ) -> bool {
+        let n = self.len();
+        if count != n || space != self.space {
+            return false;
+        }
+        let size = n.div_ceil(parts_for(n)).max(1);
+        let (entity, id) = (&self.entity[..], &self.id[..]);
+        let parts: Vec<_> = (self.pos.chunks_mut(size))
+            .zip(self.vel.chunks_mut(size))
+            .zip(self.swarm.chunks_mut(size))
+            .zip(self.disease.0.chunks_mut(size))
+            .enumerate()
+            .map(|(c, (((pos, vel), swarm), disease))| (c * size, pos, vel, swarm, disease))
+            .collect();
+        let same = AtomicBool::new(true);
+        for_each_part(parts, |(first, pos, vel, swarm, disease)| {
+            for k in 0..pos.len() {
+                let slot = first + k;
+                match row_of(entity[slot]) {
+                    Some(r) if r.id == id[slot] => {
+                        pos[k] = r.pos;
+                        vel[k] = r.vel;
+                        swarm[k] = r.swarm;
+                        disease[k] = Diseases::pack(r.disease);
+                    }
+                    _ => {
+                        same.store(false, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            }
+        });
+        let same = same.into_inner();
+        if same {
+            self.isolated.fill(false);
+        }
+        same
     }
 
     /// Refills the snapshot from `rows` in any order, reusing its buffers: each row goes
@@ -479,6 +530,71 @@ pub(crate) mod tests {
         }
         let wider = Space::torus(200.0, 80.0);
         assert!(!s.rewrite(wider, rows.iter().copied()));
+    }
+
+    #[test]
+    fn a_rewrite_by_entity_on_every_thread_gives_the_rewrite_in_place() {
+        // Enough boids for several parts; ids in reverse order of entities.
+        let space = Space::torus(900.0, 700.0);
+        let before = random_snapshot(space, 3000, 4);
+        let mut rows = before_rows(&before);
+        // The same boids moved, turned, infected or recovered, one isolated.
+        for (k, r) in rows.iter_mut().enumerate() {
+            r.pos = Vec2::new((k % 900) as f32, (k / 900) as f32 * 7.5);
+            r.vel = Vec2::new(k as f32, -(k as f32));
+            r.swarm = Swarm::ALL[(k + 1) % 3];
+            r.disease = match k % 3 {
+                0 => Disease::Infected { since: k as f64 },
+                1 => Disease::Recovered {
+                    since: 0.5,
+                    immunity: k as f64 / 3000.0,
+                },
+                _ => Disease::Susceptible,
+            };
+        }
+        let lookup = |rows: &[Row]| {
+            let by_entity: std::collections::HashMap<Entity, Row> =
+                rows.iter().map(|r| (r.entity, *r)).collect();
+            move |e: Entity| by_entity.get(&e).copied()
+        };
+        let mut each = Snapshot::from_rows(space, before_rows(&before));
+        each.isolate(rows[10].entity);
+        assert!(each.rewrite_each(space, rows.len(), lookup(&rows)));
+        let want = Snapshot::from_rows(space, rows.clone());
+        assert_eq!(each.entity, want.entity);
+        assert_eq!(each.id, want.id);
+        assert_eq!(each.pos, want.pos);
+        assert_eq!(each.vel, want.vel);
+        assert_eq!(each.swarm, want.swarm);
+        assert_eq!(each.disease, want.disease);
+        assert_eq!(each.isolated, want.isolated);
+        // Not the same boids: one more or fewer, one gone (another in its place), one with
+        // another id, another world.
+        let mut replaced = rows.clone();
+        replaced[2500].entity = Entity::from_raw(1_000_000);
+        let mut renamed = rows.clone();
+        renamed[1700].id = 5_000_000;
+        let fresh = || Snapshot::from_rows(space, before_rows(&before));
+        assert!(!fresh().rewrite_each(space, rows.len() + 1, lookup(&rows)));
+        assert!(!fresh().rewrite_each(space, rows.len() - 1, lookup(&rows)));
+        assert!(!fresh().rewrite_each(space, rows.len(), lookup(&replaced)));
+        assert!(!fresh().rewrite_each(space, rows.len(), lookup(&renamed)));
+        let wider = Space::torus(1000.0, 700.0);
+        assert!(!fresh().rewrite_each(wider, rows.len(), lookup(&rows)));
+    }
+
+    /// The rows of a snapshot.
+    fn before_rows(s: &Snapshot) -> Vec<Row> {
+        (0..s.len())
+            .map(|i| Row {
+                entity: s.entity[i],
+                id: s.id[i],
+                pos: s.pos[i],
+                vel: s.vel[i],
+                swarm: s.swarm[i],
+                disease: s.disease.get(i),
+            })
+            .collect()
     }
 
     #[test]
