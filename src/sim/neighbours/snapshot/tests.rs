@@ -1,0 +1,249 @@
+//! Tests of the snapshot: its rows by slot in id order, its entity map, the packed disease
+//! states, and its rewrites in place (on one thread and by entity on every thread).
+
+use super::*;
+use rand::{Rng, SeedableRng};
+
+/// `n` boids at random in `space`, a third hugging an edge or a corner (where wrap-around
+/// matters), with ids in reverse order of entities.
+pub(crate) fn random_snapshot(space: Space, n: usize, seed: u64) -> Snapshot {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let mut rows = Vec::new();
+    for i in 0..n {
+        let mut p = Vec2::new(
+            rng.random::<f32>() * space.width,
+            rng.random::<f32>() * space.height,
+        );
+        match i % 6 {
+            0 => p.x = rng.random::<f32>() * 3.0,
+            1 => p.y = space.height - rng.random::<f32>() * 3.0,
+            2 => {
+                p = Vec2::new(
+                    space.width - rng.random::<f32>() * 2.0,
+                    rng.random::<f32>() * 2.0,
+                )
+            }
+            _ => {}
+        }
+        let p = space.confine(p, Vec2::ZERO).0;
+        rows.push(Row {
+            entity: Entity::from_raw(i as u32 * 3 + 1),
+            id: (n - i) as u64,
+            pos: p,
+            vel: crate::sim::math::from_angle(rng.random::<f32>() * 6.3) * 100.0,
+            swarm: Swarm::ALL[i % 3],
+            disease: Disease::Susceptible,
+        });
+    }
+    Snapshot::from_rows(space, rows)
+}
+
+#[test]
+fn a_packed_disease_state_is_the_one_stored() {
+    let states = [
+        Disease::Susceptible,
+        Disease::Infected { since: 0.0 },
+        Disease::Infected { since: 12.35 },
+        Disease::Recovered {
+            since: 3.5,
+            immunity: 1.0,
+        },
+        Disease::Recovered {
+            since: 0.0,
+            immunity: 0.0,
+        },
+        Disease::Recovered {
+            since: 7.25,
+            immunity: -0.0,
+        },
+        Disease::Recovered {
+            since: 1.0,
+            immunity: f64::NAN,
+        },
+        Disease::Recovered {
+            since: f64::INFINITY,
+            immunity: 0.3,
+        },
+    ];
+    let mut d: Diseases = states.iter().copied().collect();
+    assert_eq!(std::mem::size_of::<[u64; 2]>(), 16);
+    assert_eq!(d.len(), states.len());
+    for (i, want) in states.iter().enumerate() {
+        let got = d.get(i);
+        // Bit for bit, NaN and −0 included.
+        assert_eq!(format!("{got:?}"), format!("{want:?}"), "slot {i}");
+        if let (Disease::Recovered { immunity: a, .. }, Disease::Recovered { immunity: b, .. }) =
+            (got, *want)
+        {
+            assert_eq!(a.to_bits(), b.to_bits(), "slot {i}");
+        }
+        assert_eq!(d.is_infected(i), want.is_infected(), "slot {i}");
+    }
+    d.set(0, Disease::Infected { since: 2.0 });
+    d.set(1, Disease::Susceptible);
+    assert_eq!(d.get(0), Disease::Infected { since: 2.0 });
+    assert!(d.is_infected(0) && !d.is_infected(1));
+    assert_eq!(d.get(1), Disease::Susceptible);
+    assert_eq!(d.iter().count(), states.len());
+}
+
+#[test]
+fn an_update_in_place_gives_the_snapshot_a_refill_gives() {
+    let space = Space::torus(100.0, 80.0);
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+    let mut rows: Vec<Row> = (0..40u32)
+        .map(|i| Row {
+            entity: Entity::from_raw(i * 2 + 1),
+            id: (40 - i) as u64 * 3,
+            pos: Vec2::new(rng.random::<f32>() * 100.0, rng.random::<f32>() * 80.0),
+            vel: Vec2::new(rng.random(), rng.random()),
+            swarm: Swarm::ALL[i as usize % 3],
+            disease: Disease::Susceptible,
+        })
+        .collect();
+    let check = |s: &Snapshot, rows: &[Row], what: &str| {
+        let want = Snapshot::from_rows(space, rows.to_vec());
+        assert_eq!(s.entity, want.entity, "{what}");
+        assert_eq!(s.id, want.id, "{what}");
+        assert_eq!(s.pos, want.pos, "{what}");
+        assert_eq!(s.vel, want.vel, "{what}");
+        assert_eq!(s.swarm, want.swarm, "{what}");
+        assert_eq!(s.disease, want.disease, "{what}");
+        assert_eq!(s.isolated, want.isolated, "{what}");
+        for r in rows {
+            assert_eq!(s.slot_of(r.entity), want.slot_of(r.entity), "{what}");
+        }
+    };
+    let mut s = Snapshot::default();
+    s.update(space, || rows.iter().copied());
+    check(&s, &rows, "first");
+    // The same boids, moved, infected and met in another order: rewritten in place.
+    for (k, r) in rows.iter_mut().enumerate() {
+        r.pos = Vec2::new(k as f32, 2.0 * k as f32);
+        r.disease = Disease::Infected { since: k as f64 };
+    }
+    rows.rotate_left(7);
+    s.isolate(rows[3].entity);
+    assert!(s.rewrite(space, rows.iter().copied()));
+    s.update(space, || rows.iter().copied());
+    check(&s, &rows, "moved");
+    // A boid gone, one replaced by a new entity, one given another id, a resized world:
+    // each is refilled (after a rewrite that stopped part way).
+    let mut gone = rows.clone();
+    gone.remove(5);
+    let mut replaced = rows.clone();
+    replaced[20].entity = Entity::from_raw(1000);
+    let mut renamed = rows.clone();
+    renamed[30].id = 1;
+    for (what, next) in [
+        ("gone", &gone),
+        ("replaced", &replaced),
+        ("renamed", &renamed),
+    ] {
+        let mut s = Snapshot::from_rows(space, rows.clone());
+        assert!(!s.rewrite(space, next.iter().copied()), "{what}");
+        s.update(space, || next.iter().copied());
+        check(&s, next, what);
+    }
+    let wider = Space::torus(200.0, 80.0);
+    assert!(!s.rewrite(wider, rows.iter().copied()));
+}
+
+#[test]
+fn a_rewrite_by_entity_on_every_thread_gives_the_rewrite_in_place() {
+    // Enough boids for several parts; ids in reverse order of entities.
+    let space = Space::torus(900.0, 700.0);
+    let before = random_snapshot(space, 3000, 4);
+    let mut rows = before_rows(&before);
+    // The same boids moved, turned, infected or recovered, one isolated.
+    for (k, r) in rows.iter_mut().enumerate() {
+        r.pos = Vec2::new((k % 900) as f32, (k / 900) as f32 * 7.5);
+        r.vel = Vec2::new(k as f32, -(k as f32));
+        r.swarm = Swarm::ALL[(k + 1) % 3];
+        r.disease = match k % 3 {
+            0 => Disease::Infected { since: k as f64 },
+            1 => Disease::Recovered {
+                since: 0.5,
+                immunity: k as f64 / 3000.0,
+            },
+            _ => Disease::Susceptible,
+        };
+    }
+    let lookup = |rows: &[Row]| {
+        let by_entity: std::collections::HashMap<Entity, Row> =
+            rows.iter().map(|r| (r.entity, *r)).collect();
+        move |e: Entity| by_entity.get(&e).copied()
+    };
+    let mut each = Snapshot::from_rows(space, before_rows(&before));
+    each.isolate(rows[10].entity);
+    assert!(each.rewrite_each(space, rows.len(), lookup(&rows)));
+    let want = Snapshot::from_rows(space, rows.clone());
+    assert_eq!(each.entity, want.entity);
+    assert_eq!(each.id, want.id);
+    assert_eq!(each.pos, want.pos);
+    assert_eq!(each.vel, want.vel);
+    assert_eq!(each.swarm, want.swarm);
+    assert_eq!(each.disease, want.disease);
+    assert_eq!(each.isolated, want.isolated);
+    // Not the same boids: one more or fewer, one gone (another in its place), one with
+    // another id, another world.
+    let mut replaced = rows.clone();
+    replaced[2500].entity = Entity::from_raw(1_000_000);
+    let mut renamed = rows.clone();
+    renamed[1700].id = 5_000_000;
+    let fresh = || Snapshot::from_rows(space, before_rows(&before));
+    assert!(!fresh().rewrite_each(space, rows.len() + 1, lookup(&rows)));
+    assert!(!fresh().rewrite_each(space, rows.len() - 1, lookup(&rows)));
+    assert!(!fresh().rewrite_each(space, rows.len(), lookup(&replaced)));
+    assert!(!fresh().rewrite_each(space, rows.len(), lookup(&renamed)));
+    let wider = Space::torus(1000.0, 700.0);
+    assert!(!fresh().rewrite_each(wider, rows.len(), lookup(&rows)));
+}
+
+/// The rows of a snapshot.
+fn before_rows(s: &Snapshot) -> Vec<Row> {
+    (0..s.len())
+        .map(|i| Row {
+            entity: s.entity[i],
+            id: s.id[i],
+            pos: s.pos[i],
+            vel: s.vel[i],
+            swarm: s.swarm[i],
+            disease: s.disease.get(i),
+        })
+        .collect()
+}
+
+#[test]
+fn rows_out_of_order_are_put_in_id_order_dense_or_sparse() {
+    let row = |id: u64| Row {
+        entity: Entity::from_raw(id as u32),
+        id,
+        pos: Vec2::ZERO,
+        vel: Vec2::ZERO,
+        swarm: Swarm::Normal,
+        disease: Disease::Susceptible,
+    };
+    for ids in [vec![5u64, 0, 3, 9, 1], vec![1_000_000, 2, 70_000, 1]] {
+        let mut rows: Vec<Row> = ids.iter().map(|&i| row(i)).collect();
+        let mut s = Snapshot::default();
+        s.fill(Space::torus(10.0, 10.0), &mut rows);
+        let mut want = ids.clone();
+        want.sort_unstable();
+        assert_eq!(s.id, want);
+        // Every array moved with its id.
+        let entities: Vec<u64> = s.entity.iter().map(|e| e.index() as u64).collect();
+        assert_eq!(entities, want);
+    }
+}
+
+#[test]
+fn snapshot_is_in_id_order_and_maps_entities() {
+    let s = random_snapshot(Space::torus(100.0, 100.0), 50, 1);
+    assert!(s.id.windows(2).all(|w| w[0] < w[1]));
+    for (slot, e) in s.entity.iter().enumerate() {
+        assert_eq!(s.slot_of(*e), Some(slot));
+        assert_eq!(s.slot_of_id(s.id[slot]), Some(slot));
+    }
+    assert_eq!(s.slot_of(Entity::from_raw(1_000_000)), None);
+}
