@@ -34,7 +34,7 @@ use bevy_spatial::kdtree::KDTree2;
 
 use crate::sim::agent::{AgentId, Boid, Health, Isolated, Position, Velocity};
 use crate::sim::config::{IndexKind, SimConfig};
-use crate::sim::parallel::{SERIAL_BELOW, workers};
+use crate::sim::parallel::{SERIAL_BELOW, own_pool_here};
 use crate::sim::schedule::SimSystems;
 use crate::sim::swarm::Swarm;
 
@@ -264,13 +264,15 @@ fn capture_snapshot(
         swarm: *swarm,
         disease: health.disease,
     };
-    // From SERIAL_BELOW boids with a second thread, the usual step (the same boids as the last)
-    // looks each slot's boid up by its entity, the slots split between the threads: the same
-    // rows, a fifth less time at 100 000 boids on 2 threads (BENCHMARKS.md, round 3,
-    // thirty-fourth stop). Otherwise, or when the boids changed, one walk of the query.
+    // In a headless run with workers of its own, from SERIAL_BELOW boids, the usual step (the
+    // same boids as the last) looks each slot's boid up by its entity, the slots split between
+    // the threads: the same rows, a fifth less time at 100 000 boids on 2 threads
+    // (BENCHMARKS.md, round 3, thirty-fourth stop; the window, where a loop wakes Bevy's
+    // threads, was not measured and walks as before). Otherwise, or when the boids changed,
+    // one walk of the query.
     let n = boids.iter().len();
     let each = n >= SERIAL_BELOW
-        && workers() > 1
+        && own_pool_here()
         && snapshot.rewrite_each(space, n, |e| boids.get(e).ok().map(row));
     if !each {
         snapshot.update(space, || boids.iter().map(row));

@@ -353,10 +353,16 @@ impl<T> Aside<T> {
     }
 }
 
-/// Whether [`aside`] can hand work to a worker here: in a headless run with workers of its own
-/// (not in the window, not with one thread, not side by side), outside work handed aside.
-pub fn can_aside() -> bool {
+/// Whether loops here run on a headless run's own workers ([`pool`]): not in the window, not
+/// with one thread, not side by side, not inside work handed aside.
+pub fn own_pool_here() -> bool {
     !serial() && own_workers_now() > 0
+}
+
+/// Whether [`aside`] can hand work to a worker here: where loops run on the headless run's
+/// own workers ([`own_pool_here`]).
+pub fn can_aside() -> bool {
+    own_pool_here()
 }
 
 /// Hands `f` to an idle worker of a headless run's own pool ([`pool`]) and returns at once, or

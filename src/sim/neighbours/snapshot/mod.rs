@@ -148,7 +148,9 @@ impl Snapshot {
         }
         let size = n.div_ceil(parts_for(n)).max(1);
         let (entity, id) = (&self.entity[..], &self.id[..]);
-        let parts: Vec<_> = (self.pos.chunks_mut(size))
+        let parts: Vec<_> = self
+            .pos
+            .chunks_mut(size)
             .zip(self.vel.chunks_mut(size))
             .zip(self.swarm.chunks_mut(size))
             .zip(self.disease.0.chunks_mut(size))
