@@ -270,11 +270,14 @@ fn capture_snapshot(
     // (BENCHMARKS.md, round 3, thirty-fourth stop; the window, where a loop wakes Bevy's
     // threads, was not measured and walks as before). Otherwise, or when the boids changed,
     // one walk of the query.
+    // Where the lookup by slot fails, so would the walk's rewrite in place (both hold exactly
+    // when the same boids are there): the snapshot is refilled at once.
     let n = boids.iter().len();
-    let each = n >= SERIAL_BELOW
-        && own_pool_here()
-        && snapshot.rewrite_each(space, n, |e| boids.get(e).ok().map(row));
-    if !each {
+    if n >= SERIAL_BELOW && own_pool_here() {
+        if !snapshot.rewrite_each(space, n, |e| boids.get(e).ok().map(row)) {
+            snapshot.refill(space, boids.iter().map(row));
+        }
+    } else {
         snapshot.update(space, || boids.iter().map(row));
     }
     for entity in &isolated {
