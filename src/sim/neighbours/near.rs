@@ -52,8 +52,12 @@ enum NearKind<'a> {
     Group(&'a Candidates),
     /// Plain queries of an index.
     Query(&'a IndexRef<'a>),
-    /// Plain queries of a grid over the targets alone.
-    Subset(&'a Grid),
+    /// The neighbourhood of the source's cell in a grid over the targets alone (the source
+    /// is not in it; see [`Grid::map_sources_by_cell`]).
+    Hood {
+        grid: &'a Grid,
+        hood: &'a Neighbourhood,
+    },
 }
 
 impl Near<'_> {
@@ -96,7 +100,14 @@ impl Near<'_> {
                     hit(j, offset)
                 }
             }),
-            NearKind::Subset(grid) => grid.query(centre, radius, hit),
+            NearKind::Hood { grid, hood } => {
+                let r2 = radius * radius;
+                for strip in &hood.strips {
+                    grid.for_each_hit(hood, strip, centre, r2, |e, offset| {
+                        hit(grid.slot[e] as usize, offset)
+                    });
+                }
+            }
         }
     }
 
@@ -257,13 +268,15 @@ impl IndexRef<'_> {
                 out
             }
             IndexRef::Grid(_) => {
-                // A grid of the targets alone, with cells of the reach.
+                // A grid of the targets alone, with cells of the reach, searched by the
+                // sources a cell's neighbourhood at a time.
                 let mut subset = Grid::default();
                 subset.rebuild_subset(snapshot, reach, |j| target.has(j));
-                // A `Near` for each source: one cannot be shared between threads, as its
-                // `Cells` kind borrows a neighbourhood that packs its copy on first use.
-                per_source(snapshot.len(), &source, |i| {
-                    let kind = NearKind::Subset(&subset);
+                subset.map_sources_by_cell(snapshot, reach, &source, |i, hood| {
+                    let kind = NearKind::Hood {
+                        grid: &subset,
+                        hood,
+                    };
                     f(i, &Near { kind, target })
                 })
             }

@@ -297,3 +297,63 @@ fn hits_found_eight_at_a_time_are_the_one_by_one_hits_with_their_squared_lengths
         "{kept_checked} of {checked} hits kept"
     );
 }
+
+#[test]
+fn a_search_among_few_targets_finds_a_query_s_hits_in_its_order() {
+    // The grid's traversal with few targets (Antivax boids among the doctors) searches a grid
+    // of the targets a cell's neighbourhood at a time: it must find, for every source, the
+    // hits of a query of that grid from it, in the same order and with the same offsets (a
+    // sum over them, as the flight from doctors, then has the same bits). Worlds whose
+    // neighbourhoods cross the seams, span a whole axis (three cells across) or stop at walls.
+    let mut checked = 0;
+    for (w, h, boundary, n) in [
+        (1440.0, 1000.0, Boundary::Wrap, 3000),
+        (300.0, 250.0, Boundary::Wrap, 400),
+        (700.0, 500.0, Boundary::Bounce, 1500),
+    ] {
+        let space = Space {
+            width: w,
+            height: h,
+            boundary,
+        };
+        let b = AllBackends::new(random_snapshot(space, n, n as u64), 50.0);
+        let s = &b.snapshot;
+        let (reach, target, source) = (
+            100.0,
+            |j: usize| j % 4 == 1,
+            |i: usize| !i.is_multiple_of(3),
+        );
+        let mut targets = Grid::default();
+        targets.rebuild_subset(s, reach, target);
+        type Hits = Vec<(usize, u32, u32)>;
+        for radius in [0.0, 37.0, 99.5, reach] {
+            let got: Vec<Option<Hits>> = b.get(IndexKind::Grid).map_near(
+                s,
+                reach,
+                true,
+                source,
+                Targets::Where(&target),
+                |i, near| {
+                    let mut hits = Vec::new();
+                    near.for_each_within(s.pos[i], radius, |j, off| {
+                        hits.push((j, off.x.to_bits(), off.y.to_bits()))
+                    });
+                    Some(hits)
+                },
+            );
+            for (i, hits) in got.into_iter().enumerate() {
+                let mut queried = Vec::new();
+                targets.query(s.pos[i], radius, |j, off| {
+                    queried.push((j, off.x.to_bits(), off.y.to_bits()))
+                });
+                checked += queried.len() * usize::from(source(i));
+                let want = source(i).then_some(queried);
+                assert_eq!(hits, want, "slot {i} within {radius} in {w} x {h}");
+            }
+        }
+    }
+    assert!(
+        checked > 20_000,
+        "only {checked} hits: the test examines too little"
+    );
+}

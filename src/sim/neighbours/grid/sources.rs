@@ -1,0 +1,77 @@
+//! Boids that are not in a grid, searching it a cell's neighbourhood at a time:
+//! [`Grid::map_sources_by_cell`], how Antivax boids look for doctors in a grid of the doctors
+//! alone. A query from each boid works out which cells its disc reaches afresh; grouped by the
+//! cell they are in, the boids of a cell share that cell's neighbourhood. No systems live here.
+
+use bevy::prelude::*;
+
+use super::{Grid, Neighbourhood};
+use crate::sim::neighbours::Snapshot;
+use crate::sim::parallel::{map_chunks, map_light_chunks};
+
+impl Grid {
+    /// `f(slot, neighbourhood)` for every slot of `snapshot` that passes `source`, by slot
+    /// (`T::default()` for the others): `neighbourhood` holds the strips a query of `reach`
+    /// from the cell of this grid the boid is in can reach. The boids are grouped by that cell
+    /// (a counting sort, stable), and each part of the parallel loop works out a cell's
+    /// neighbourhood once for its boids of the cell. For a radius up to `reach`, the hits of
+    /// [`Grid::for_each_hit`] over the neighbourhood's strips are those of [`Grid::query`] from
+    /// the boid, in the same order and with the same offsets: a query's cells are some of the
+    /// neighbourhood's (the disc's span never leaves the cell's span of `reach`, the wrapped
+    /// axes are the same), visited row by row in the same order, and no boid of another cell
+    /// is within the radius.
+    pub fn map_sources_by_cell<T: Send + Clone + Default + 'static>(
+        &self,
+        snapshot: &Snapshot,
+        reach: f32,
+        source: impl Fn(usize) -> bool + Sync,
+        f: impl Fn(usize, &Neighbourhood) -> T + Sync,
+    ) -> Vec<T> {
+        let n = snapshot.len();
+        let cells = self.cols * self.rows;
+        // Each source and its cell (the cell a query from it starts at: of its position
+        // confined to the world), in slot order.
+        let keyed: Vec<(u32, u32)> = map_light_chunks(n, |range| {
+            range
+                .filter(|&i| source(i))
+                .map(|i| {
+                    let p = self.space.confine(snapshot.pos[i], Vec2::ZERO).0;
+                    (self.cell_index_of(p) as u32, i as u32)
+                })
+                .collect()
+        });
+        let mut start = vec![0u32; cells + 1];
+        for &(c, _) in &keyed {
+            start[c as usize + 1] += 1;
+        }
+        for c in 0..cells {
+            start[c + 1] += start[c];
+        }
+        let mut by_cell = vec![(0u32, 0u32); keyed.len()];
+        for &(c, i) in &keyed {
+            let at = &mut start[c as usize];
+            by_cell[*at as usize] = (c, i);
+            *at += 1;
+        }
+        let results: Vec<T> = map_chunks(by_cell.len(), |range| {
+            let mut hood = Neighbourhood::default();
+            let mut at = None;
+            by_cell[range]
+                .iter()
+                .map(|&(c, i)| {
+                    if at != Some(c) {
+                        let cell = c as usize;
+                        self.neighbourhood(cell % self.cols, cell / self.cols, reach, &mut hood);
+                        at = Some(c);
+                    }
+                    f(i as usize, &hood)
+                })
+                .collect()
+        });
+        let mut out = vec![T::default(); n];
+        for (&(_, i), result) in by_cell.iter().zip(results) {
+            out[i as usize] = result;
+        }
+        out
+    }
+}
