@@ -4,6 +4,8 @@
 //! part of the epidemic. Isolated boids (docs/model.md §11) are not sought. `seek_infected` runs in
 //! `SimSystems::Steer` and adds each doctor's seek to its `Steering`.
 
+use std::f32::consts::PI;
+
 use bevy::prelude::*;
 
 use crate::sim::config::{DoctorBehavior, SimConfig};
@@ -13,8 +15,12 @@ use crate::sim::schedule::{SimSystems, SteerSystems};
 use crate::sim::steering::{Part, Steering};
 use crate::sim::swarm::Swarm;
 
-/// Radius of the first ring `seek_nearest` searches, px.
+/// The smallest first ring `seek_nearest` searches, px.
 const FIRST_SEEK_RING: f32 = 40.0;
+
+/// Infected boids a doctor's first ring holds on average where they are spread evenly: with 3,
+/// a doctor needs a second search once in twenty (e⁻³).
+const FIRST_RING_HOLDS: f32 = 3.0;
 
 /// The seek acceleration toward a target `offset` away (minimum image):
 /// `truncate(unit(offset)·v_max − v, F_max) · weight`; at most `weight · F_max`.
@@ -23,15 +29,19 @@ pub fn seek_force(offset: Vec2, v: Vec2, v_max: f32, f_max: f32, weight: f32) ->
 }
 
 /// Offset from slot `i` to the nearest infected boid other than itself within `radius`
-/// (ties go to the lower id), if any. Searches outward in doubling radii, so a doctor next to
-/// an infected boid does not scan its whole seek radius.
+/// (ties go to the lower id), if any. Searches outward in doubling radii from `first` (at
+/// least [`FIRST_SEEK_RING`]), so a doctor next to an infected boid does not scan its whole
+/// seek radius. Which radii are searched changes only the time taken: the nearest boid within
+/// the first radius that holds any is the nearest within `radius`, and its offset is the same
+/// from any query.
 pub fn nearest_infected(
     index: &impl NeighbourIndex,
     snapshot: &Snapshot,
     i: usize,
+    first: f32,
     radius: f32,
 ) -> Option<Vec2> {
-    let mut r = radius.min(FIRST_SEEK_RING);
+    let mut r = first.max(FIRST_SEEK_RING).min(radius);
     loop {
         let mut best: Option<(f32, usize, Vec2)> = None;
         index.for_each_within(snapshot.pos[i], r, |j, offset| {
@@ -60,11 +70,28 @@ pub fn infected_centroid(snapshot: &Snapshot) -> Option<Vec2> {
     )
 }
 
-/// An index over the infected only, so a doctor's search examines infected boids alone. The
-/// nearest infected boid does not depend on the index that finds it (ties go to the lower id),
-/// so this serves every backend.
+/// The first ring of a doctor's search among `infected` boids in a world of `area` px² with
+/// a seek radius of `radius`: the radius that holds [`FIRST_RING_HOLDS`] of them on average
+/// where they are spread evenly, at least [`FIRST_SEEK_RING`] and at most `radius`. With few
+/// infected a fixed small ring missed: at 100 000 boids, 6 000 of them infected, the 10 000
+/// doctors made 17 000–20 000 searches a step (BENCHMARKS.md, round 3, thirty-fifth stop).
+pub fn first_seek_ring(infected: usize, area: f32, radius: f32) -> f32 {
+    let even = (FIRST_RING_HOLDS * area / (PI * infected.max(1) as f32)).sqrt();
+    even.max(FIRST_SEEK_RING).min(radius)
+}
+
+/// An index over the infected only, so a doctor's search examines infected boids alone, and
+/// the first ring of the step's searches ([`first_seek_ring`] of their number). Its cells are
+/// as wide as the ring of the step before (the number is known once the grid is built); the
+/// cells change only the time a search takes. The nearest infected boid does not depend on
+/// the index that finds it (ties go to the lower id), so this serves every backend.
 #[derive(Resource, Default)]
-pub struct InfectedIndex(pub SubsetIndex);
+pub struct InfectedIndex {
+    /// The grid of the infected.
+    pub index: SubsetIndex,
+    /// The first ring of this step's searches, px (0 until the grid is first built).
+    pub first_ring: f32,
+}
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<InfectedIndex>().add_systems(
@@ -83,9 +110,12 @@ fn index_infected(
 ) {
     if config.doctors.behavior == DoctorBehavior::SeekNearest {
         let s = &*neighbours.snapshot;
-        infected
-            .0
-            .rebuild(s, FIRST_SEEK_RING, |i| s.is_contagious(i));
+        let radius = config.doctors.seek_radius;
+        let cell = infected.first_ring.max(FIRST_SEEK_RING);
+        infected.index.rebuild(s, cell, |i| s.is_contagious(i));
+        let space = s.space();
+        let count = infected.index.len();
+        infected.first_ring = first_seek_ring(count, space.width * space.height, radius);
     }
 }
 
@@ -98,7 +128,7 @@ fn seek_infected(
     mut steering: ResMut<Steering>,
 ) {
     let s = &*neighbours.snapshot;
-    let index = &infected.0;
+    let (index, first) = (&infected.index, infected.first_ring);
     let behavior = config.doctors.behavior;
     let centroid = match behavior {
         DoctorBehavior::SeekCentroid => infected_centroid(s),
@@ -115,7 +145,7 @@ fn seek_infected(
         let offset = match behavior {
             DoctorBehavior::Passive => None,
             DoctorBehavior::SeekNearest => {
-                nearest_infected(index, s, i, config.doctors.seek_radius)
+                nearest_infected(index, s, i, first, config.doctors.seek_radius)
             }
             DoctorBehavior::SeekCentroid => centroid.map(|c| space.displacement(s.pos[i], c)),
         };
@@ -173,12 +203,15 @@ mod tests {
             (Vec2::new(100.0, 400.0), Swarm::Normal, true), // 90 px
         ]);
         for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
-            let off = nearest_infected(&b.get(kind), &b.snapshot, 0, 300.0).unwrap();
+            let off = nearest_infected(&b.get(kind), &b.snapshot, 0, 40.0, 300.0).unwrap();
             assert!(
                 (off - Vec2::new(-50.0, 0.0)).length() < 1e-3,
                 "{kind:?}: {off}"
             );
-            assert_eq!(nearest_infected(&b.get(kind), &b.snapshot, 0, 40.0), None);
+            assert_eq!(
+                nearest_infected(&b.get(kind), &b.snapshot, 0, 40.0, 40.0),
+                None
+            );
         }
     }
 
@@ -218,5 +251,82 @@ mod tests {
             5.0,
         );
         assert!(f.x > 0.0, "{f}");
+    }
+
+    #[test]
+    fn the_first_ring_holds_three_infected_where_they_are_even() {
+        // 6 000 infected on 6 267² px: π r² · 6 000 / 6 267² = 3 at r = 79.06 px.
+        let r = first_seek_ring(6000, 6267.0 * 6267.0, 300.0);
+        assert!((r - 79.06).abs() < 0.01, "{r}");
+        // None infected, or very few: the whole seek radius; very many: the smallest ring.
+        assert_eq!(first_seek_ring(0, 1e6, 300.0), 300.0);
+        assert_eq!(first_seek_ring(2, 1e8, 300.0), 300.0);
+        assert_eq!(first_seek_ring(1_000_000, 1e6, 300.0), FIRST_SEEK_RING);
+    }
+
+    #[test]
+    fn the_nearest_infected_is_the_same_whatever_the_first_ring_and_the_cells() {
+        use crate::sim::neighbours::SubsetIndex;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+        let space = Space::torus(1500.0, 900.0);
+        let rows = (0..3000)
+            .map(|k| Row {
+                entity: Entity::from_raw(k as u32),
+                id: k as u64,
+                pos: Vec2::new(rng.random::<f32>() * 1500.0, rng.random::<f32>() * 900.0),
+                vel: Vec2::ZERO,
+                swarm: Swarm::ALL[k % 3],
+                disease: if rng.random::<f32>() < 0.005 {
+                    Disease::Infected { since: 0.0 }
+                } else {
+                    Disease::Susceptible
+                },
+            })
+            .collect();
+        let s = Snapshot::from_rows(space, rows);
+        let grid_of = |cell: f32| {
+            let mut index = SubsetIndex::default();
+            index.rebuild(&s, cell, |i| s.is_contagious(i));
+            index
+        };
+        let (fine, coarse) = (grid_of(FIRST_SEEK_RING), grid_of(170.0));
+        let bits = |o: Option<Vec2>| o.map(|v| (v.x.to_bits(), v.y.to_bits()));
+        // By brute force: the lowest-id infected boid at the least distance within the radius.
+        let radius = 150.0;
+        let brute = |i: usize| {
+            (0..s.len())
+                .filter(|&j| j != i && s.is_contagious(j))
+                .map(|j| (space.displacement(s.pos[i], s.pos[j]), j))
+                .filter(|(d, _)| d.length_squared() < radius * radius)
+                .min_by(|(a, j), (b, k)| {
+                    (a.length_squared(), j)
+                        .partial_cmp(&(b.length_squared(), k))
+                        .unwrap()
+                })
+                .map(|(d, _)| d)
+        };
+        let (mut found, mut missed) = (0, 0);
+        for i in (0..s.len()).filter(|&i| s.swarm[i] == Swarm::Doctor) {
+            let want = bits(brute(i));
+            for (index, first) in [
+                (&fine, 40.0),
+                (&fine, 90.0),
+                (&coarse, 40.0),
+                (&coarse, 300.0),
+            ] {
+                let got = bits(nearest_infected(index, &s, i, first, radius));
+                assert_eq!(got, want, "doctor {i}, first ring {first}");
+            }
+            if want.is_some() {
+                found += 1
+            } else {
+                missed += 1
+            }
+        }
+        assert!(
+            found > 300 && missed > 300,
+            "{found} found, {missed} with none in reach"
+        );
     }
 }

@@ -22,6 +22,18 @@ impl SubsetIndex {
     }
 }
 
+impl SubsetIndex {
+    /// How many boids it holds.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 impl NeighbourIndex for SubsetIndex {
     fn for_each_within(&self, centre: Vec2, radius: f32, visit: impl FnMut(usize, Vec2)) {
         self.0.query(centre, radius, visit);
