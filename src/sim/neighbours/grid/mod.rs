@@ -9,6 +9,7 @@
 
 use bevy::prelude::*;
 
+mod kept;
 mod neighbourhood;
 mod scan;
 mod scatter;
@@ -17,17 +18,14 @@ mod span;
 #[cfg(test)]
 mod tests;
 
+use self::kept::pick_kept;
 use self::neighbourhood::Packed;
 pub use self::neighbourhood::{Neighbourhood, Strip};
 pub use self::scan::Lanes;
 use self::scatter::{Entries, Rows, scatter_bounds};
 use self::span::{Span, ceil_usize, cell_within, span};
 use super::Snapshot;
-use std::ops::Range;
-
-use crate::sim::parallel::{
-    SERIAL_BELOW, fill_runs, for_each_part, map_light_chunks, parts_for_pairs, workers,
-};
+use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for_pairs, workers};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -198,17 +196,7 @@ impl Grid {
         let mut kept = std::mem::take(&mut self.kept);
         kept.clear();
         if let Some(keep) = &keep {
-            // The kept slots in order, every boid asked in parallel from SERIAL_BELOW boids (a
-            // grid of the 10 000 doctors among 100 000 boids took 0.32-0.37 ms with the boids
-            // asked on one thread, 0.25 ms so: BENCHMARKS.md, round 3, thirty-fifth stop).
-            let pick = |range: Range<usize>| range.filter(|&i| keep(i)).map(|i| i as u32);
-            if snapshot.len() < SERIAL_BELOW {
-                kept.extend(pick(0..snapshot.len()));
-            } else {
-                kept.extend(map_light_chunks(snapshot.len(), |range| {
-                    pick(range).collect()
-                }));
-            }
+            pick_kept(snapshot.len(), keep, &mut kept);
         }
         let every = keep.is_none();
         let n = if every { snapshot.len() } else { kept.len() };
