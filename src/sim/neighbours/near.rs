@@ -52,8 +52,8 @@ enum NearKind<'a> {
     Group(&'a Candidates),
     /// Plain queries of an index.
     Query(&'a IndexRef<'a>),
-    /// The neighbourhood of the source's cell in a grid over the targets alone (the source
-    /// is not in it; see [`Grid::map_sources_by_cell`]).
+    /// The neighbourhood of the source's cell in a grid over the targets alone (see
+    /// [`Grid::map_sources_by_cell`]), searched from the source's position.
     Hood {
         grid: &'a Grid,
         hood: &'a Neighbourhood,
@@ -272,11 +272,19 @@ impl IndexRef<'_> {
                 // sources a cell's neighbourhood at a time.
                 let mut subset = Grid::default();
                 subset.rebuild_subset(snapshot, reach, |j| target.has(j));
-                subset.map_sources_by_cell(snapshot, reach, &source, |i, hood| {
-                    let kind = NearKind::Hood {
-                        grid: &subset,
-                        hood,
-                    };
+                if subset.reach_is_one_cell(reach) {
+                    return subset.map_sources_by_cell(snapshot, reach, &source, |i, hood| {
+                        let kind = NearKind::Hood {
+                            grid: &subset,
+                            hood,
+                        };
+                        f(i, &Near { kind, target })
+                    });
+                }
+                // Cells a rounding narrower than the reach: a query each.
+                let queries = IndexRef::Grid(&subset);
+                per_source(snapshot.len(), &source, |i| {
+                    let kind = NearKind::Query(&queries);
                     f(i, &Near { kind, target })
                 })
             }

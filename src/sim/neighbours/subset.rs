@@ -20,9 +20,7 @@ impl SubsetIndex {
     pub fn rebuild(&mut self, snapshot: &Snapshot, cell: f32, keep: impl Fn(usize) -> bool + Sync) {
         self.0.rebuild_few(snapshot, cell, keep);
     }
-}
 
-impl SubsetIndex {
     /// How many boids it holds.
     pub fn len(&self) -> usize {
         self.0.len()

@@ -8,8 +8,9 @@ use crate::sim::parallel::{SERIAL_BELOW, for_each_part, parts_for};
 /// `keep` of its slots once, setting a bit for each kept one and counting them, then writes
 /// its kept slots at its place in `kept`. Besides `kept` only the bits are made, an eighth of
 /// a byte a boid (the city's memory, `city.toml`, is counted to the byte). A grid of the 10 000
-/// doctors among 100 000 boids took 0.32–0.37 ms with the slots picked on one thread, 0.25 ms
-/// so (BENCHMARKS.md, round 3, thirty-fifth stop).
+/// doctors among 100 000 boids took 0.28–0.37 ms with the slots picked on one thread and
+/// 0.25–0.26 ms with them picked on both into a list per run (BENCHMARKS.md, round 3,
+/// thirty-fifth stop), which made up to 8 bytes a boid more.
 pub(super) fn pick_kept(n: usize, keep: &(impl Fn(usize) -> bool + Sync), kept: &mut Vec<u32>) {
     kept.clear();
     let parts = parts_for(n);

@@ -5,6 +5,7 @@
 
 use bevy::prelude::*;
 
+use super::span::ceil_usize;
 use super::{Grid, Neighbourhood};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::parallel::{map_chunks, map_light_chunks};
@@ -14,12 +15,13 @@ impl Grid {
     /// (`T::default()` for the others): `neighbourhood` holds the strips a query of `reach`
     /// from the cell of this grid the boid is in can reach. The boids are grouped by that cell
     /// (a counting sort, stable), and each part of the parallel loop works out a cell's
-    /// neighbourhood once for its boids of the cell. For a radius up to `reach`, the hits of
-    /// [`Grid::for_each_hit`] over the neighbourhood's strips are those of [`Grid::query`] from
-    /// the boid, in the same order and with the same offsets: a query's cells are some of the
-    /// neighbourhood's (the disc's span never leaves the cell's span of `reach`, the wrapped
-    /// axes are the same), visited row by row in the same order, and no boid of another cell
-    /// is within the radius.
+    /// neighbourhood once for its boids of the cell. Where `reach` is at most a cell
+    /// ([`Grid::reach_is_one_cell`], which this asks), for a radius up to `reach` the hits of
+    /// [`Grid::for_each_hit`] over the neighbourhood's strips from the boid's position are those
+    /// of [`Grid::query`] from it, in the same order and with the same offsets: a query's cells
+    /// are some of the neighbourhood's (the disc's span never leaves the cell's span of
+    /// `reach`, and each spans a whole axis only where the other does), visited row by row in
+    /// the same order, and no boid of another cell is within the radius.
     pub fn map_sources_by_cell<T: Send + Clone + Default + 'static>(
         &self,
         snapshot: &Snapshot,
@@ -27,6 +29,10 @@ impl Grid {
         source: impl Fn(usize) -> bool + Sync,
         f: impl Fn(usize, &Neighbourhood) -> T + Sync,
     ) -> Vec<T> {
+        assert!(
+            self.reach_is_one_cell(reach),
+            "a neighbourhood of {reach} px is more than the cells next to a cell"
+        );
         let n = snapshot.len();
         let cells = self.cols * self.rows;
         // Each source and its cell (the cell a query from it starts at: of its position
@@ -73,5 +79,14 @@ impl Grid {
             out[i as usize] = result;
         }
         out
+    }
+
+    /// Whether a neighbourhood of `reach` is a cell and those next to it along each axis of
+    /// more than three cells (of three or fewer, every neighbourhood and every query spans the
+    /// whole axis): true for a grid built with cells of `reach` or wider, unless rounding made
+    /// its cells a hair narrower. Then [`Grid::map_sources_by_cell`] gives a query's hits.
+    pub fn reach_is_one_cell(&self, reach: f32) -> bool {
+        let one = |cell: f32, n: usize| n <= 3 || ceil_usize(reach / cell) <= 1;
+        one(self.cell_w, self.cols) && one(self.cell_h, self.rows)
     }
 }

@@ -375,3 +375,20 @@ fn the_pairs_a_loop_visits_are_its_sources_times_the_boids_of_the_cells_they_spa
     // A smaller reach still spans one cell either side.
     assert_eq!(grid.pairs_within(10.0, 130), 130.0 * 130.0 * 9.0 / 12.0);
 }
+
+#[test]
+fn a_reach_of_one_cell_is_told_from_a_wider_one() {
+    use crate::sim::neighbours::test_support::random_snapshot;
+    let s = random_snapshot(Space::torus(1000.0, 800.0), 500, 3);
+    let mut grid = Grid::default();
+    grid.rebuild_subset(&s, 50.0, |i| i.is_multiple_of(2));
+    // 20 × 16 cells of 50 px: a reach of 100 px spans two cells each way.
+    assert_eq!(grid.dims(), (20, 16));
+    assert!(grid.reach_is_one_cell(50.0));
+    assert!(!grid.reach_is_one_cell(100.0));
+    // 3 × 2 cells: every neighbourhood and every query spans both axes whole.
+    let small = random_snapshot(Space::torus(300.0, 250.0), 50, 4);
+    grid.rebuild_subset(&small, 100.0, |_| true);
+    assert_eq!(grid.dims(), (3, 2));
+    assert!(grid.reach_is_one_cell(250.0));
+}
