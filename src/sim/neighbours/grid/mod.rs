@@ -555,8 +555,8 @@ impl Grid {
 }
 
 /// A slice that parallel parts write to, each at indices no other part writes: how
-/// [`Grid::map_by_cell`] puts results straight in slot order from the thread that made them
-/// (rather than in cell order, then moved on one thread).
+/// [`Grid::map_by_cell`] (and [`Grid::map_sources_by_cell`]) puts results straight in slot
+/// order from the thread that made them (rather than in cell order, then moved on one thread).
 struct BySlot<T> {
     ptr: *mut T,
     len: usize,

@@ -6,9 +6,9 @@
 use bevy::prelude::*;
 
 use super::span::ceil_usize;
-use super::{Grid, Neighbourhood};
+use super::{BySlot, Grid, Neighbourhood};
 use crate::sim::neighbours::Snapshot;
-use crate::sim::parallel::{map_chunks, map_light_chunks};
+use crate::sim::parallel::{for_each_part, map_light_chunks, parts_for};
 
 impl Grid {
     /// `f(slot, neighbourhood)` for every slot of `snapshot` that passes `source`, by slot
@@ -59,25 +59,25 @@ impl Grid {
             by_cell[*at as usize] = (c, i);
             *at += 1;
         }
-        let results: Vec<T> = map_chunks(by_cell.len(), |range| {
+        // Each part writes its boids' results straight to their slots, each slot once (a
+        // source is listed once).
+        let mut out = vec![T::default(); n];
+        let by_slot = BySlot::new(&mut out);
+        let size = by_cell.len().div_ceil(parts_for(by_cell.len())).max(1);
+        for_each_part(by_cell.chunks(size).collect(), |part| {
             let mut hood = Neighbourhood::default();
             let mut at = None;
-            by_cell[range]
-                .iter()
-                .map(|&(c, i)| {
-                    if at != Some(c) {
-                        let cell = c as usize;
-                        self.neighbourhood(cell % self.cols, cell / self.cols, reach, &mut hood);
-                        at = Some(c);
-                    }
-                    f(i as usize, &hood)
-                })
-                .collect()
+            for &(c, i) in part {
+                if at != Some(c) {
+                    let cell = c as usize;
+                    self.neighbourhood(cell % self.cols, cell / self.cols, reach, &mut hood);
+                    at = Some(c);
+                }
+                // SAFETY: slot `i` is this source's alone, and `out` is not read until every
+                // part is done.
+                unsafe { by_slot.put(i as usize, f(i as usize, &hood)) };
+            }
         });
-        let mut out = vec![T::default(); n];
-        for (&(_, i), result) in by_cell.iter().zip(results) {
-            out[i as usize] = result;
-        }
         out
     }
 
