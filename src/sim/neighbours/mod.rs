@@ -50,12 +50,13 @@ pub trait NeighbourIndex {
     /// How many boids a query of `radius` around `centre` examines (for benchmarks).
     fn candidates(&self, centre: Vec2, radius: f32) -> usize;
 
-    /// How many boids are within `radius` of `centre`: the calls
-    /// [`NeighbourIndex::for_each_within`] would make (a backend may count without them).
-    fn count_within(&self, centre: Vec2, radius: f32) -> usize {
+    /// How many boids are within `radius` of `centre`, up to `cap`: the calls
+    /// [`NeighbourIndex::for_each_within`] would make, or `cap` if they would be at least as
+    /// many (a backend may count without them, and stop once it has counted `cap`).
+    fn count_within(&self, centre: Vec2, radius: f32, cap: usize) -> usize {
         let mut n = 0;
         self.for_each_within(centre, radius, |_, _| n += 1);
-        n
+        n.min(cap)
     }
 
     /// The slots within `radius` of `centre`, sorted (convenience for tests and the UI).
@@ -122,11 +123,11 @@ impl NeighbourIndex for IndexRef<'_> {
         }
     }
 
-    fn count_within(&self, centre: Vec2, radius: f32) -> usize {
+    fn count_within(&self, centre: Vec2, radius: f32, cap: usize) -> usize {
         match self {
-            IndexRef::KdTree(t) => t.count_within(centre, radius),
-            IndexRef::Grid(g) => g.count_within(centre, radius),
-            IndexRef::Brute(b) => b.count_within(centre, radius),
+            IndexRef::KdTree(t) => t.count_within(centre, radius, cap),
+            IndexRef::Grid(g) => g.count_within(centre, radius, cap),
+            IndexRef::Brute(b) => b.count_within(centre, radius, cap),
         }
     }
 }
@@ -265,13 +266,13 @@ fn capture_snapshot(
         disease: health.disease,
     };
     // In a headless run with workers of its own, from SERIAL_BELOW boids, the usual step (the
-    // same boids as the last) looks each slot's boid up by its entity, the slots split between
-    // the threads: the same rows, a fifth less time at 100 000 boids on 2 threads
-    // (BENCHMARKS.md, round 3, thirty-fourth stop; the window, where a loop wakes Bevy's
-    // threads, was not measured and walks as before). Otherwise, or when the boids changed,
-    // one walk of the query.
-    // Where the lookup by slot fails, so would the walk's rewrite in place (both hold exactly
-    // when the same boids are there): the snapshot is refilled at once.
+    // same boids as the last, or some of them: the others caught or dead) looks each slot's
+    // boid up by its entity, the slots split between the threads: the same rows, a fifth less
+    // time at 100 000 boids on 2 threads (BENCHMARKS.md, round 3, thirty-fourth stop; the
+    // window, where a loop wakes Bevy's threads, was not measured and walks as before).
+    // Otherwise, or when a boid was born, one walk of the query.
+    // Where the lookup by slot fails, so would the walk's rewrite in place (which needs the
+    // same boids): the snapshot is refilled at once.
     let n = boids.iter().len();
     if n >= SERIAL_BELOW && own_pool_here() {
         if !snapshot.rewrite_each(space, n, |e| boids.get(e).ok().map(row)) {

@@ -108,70 +108,100 @@ pub fn pursuit(offset: Vec2, target_vel: Vec2, v: Vec2, p: &PredatorsConfig) -> 
 /// the predator.
 pub type Sighting = (f32, usize, Vec2);
 
-/// How many other boids are within `radius` of the boid of slot `j`: one count of the boids
-/// within `radius` of it ([`NeighbourIndex::count_within`]), less the boid itself, which is
-/// among them (at offset zero) whenever `radius²` is positive.
-pub fn isolation(index: &impl NeighbourIndex, boids: &Snapshot, j: usize, radius: f32) -> usize {
+/// How many other boids are within `radius` of the boid of slot `j`, up to `cap`: one count of
+/// the boids within `radius` of it ([`NeighbourIndex::count_within`]), less the boid itself,
+/// which is among them (at offset zero) whenever `radius²` is positive; `cap` if there are at
+/// least as many.
+pub fn isolation(
+    index: &impl NeighbourIndex,
+    boids: &Snapshot,
+    j: usize,
+    radius: f32,
+    cap: usize,
+) -> usize {
     let itself = (0.0 < radius * radius) as usize;
     index
-        .count_within(boids.pos[j], radius)
+        .count_within(boids.pos[j], radius, cap.saturating_add(itself))
         .saturating_sub(itself)
 }
 
-/// The boids within `detection_range` of `at` that can be the best target ([`choose_target`]):
-/// the nearest (ties by slot) is scored first, its neighbours counted by `neighbours`, and a
-/// boid whose score with no neighbours at all is still worse than that cannot win. Counting
-/// neighbours is the expensive part; most boids in range never need it.
-pub fn contenders(
-    index: &impl NeighbourIndex,
-    at: Vec2,
-    p: &PredatorsConfig,
-    neighbours: impl Fn(usize) -> usize,
-) -> Vec<Sighting> {
-    let mut seen: Vec<Sighting> = Vec::new();
-    index.for_each_within(at, p.detection_range, |j, offset| {
-        seen.push((offset.length(), j, offset));
-    });
-    let nearest = seen
-        .iter()
-        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    if let Some(&(d, j, _)) = nearest {
-        let bound = target_score(d, neighbours(j));
-        seen.retain(|&(d, _, _)| target_score(d, 0) <= bound);
-    }
-    seen
+/// Whether a boid of slot `j` scoring `score` loses to the best so far, `(best, slot)`: it
+/// scores more, or as much with a higher slot.
+fn loses(score: f32, j: usize, best: Option<(f32, usize)>) -> bool {
+    best.is_some_and(|(b, bj)| score > b || (score == b && j > bj))
 }
 
-/// The best target among `contenders`: the lowest [`target_score`], ties to the lower slot
-/// (slots are in id order), with `neighbours(slot)` each one's neighbour count. Returns its
-/// slot and offset.
-pub fn best_target(
-    contenders: &[Sighting],
-    neighbours: impl Fn(usize) -> usize,
-) -> Option<(usize, Vec2)> {
-    let mut best: Option<(f32, usize, Vec2)> = None;
-    for &(d, j, offset) in contenders {
-        let score = target_score(d, neighbours(j));
-        if best.is_none_or(|(b, bj, _)| score < b || (score == b && j < bj)) {
-            best = Some((score, j, offset));
-        }
+/// The fewest neighbours with which a boid `d` away, of slot `j`, loses to `best` (a
+/// [`target_score`] grows with the neighbours): its neighbours need counting only up to there.
+/// `usize::MAX` before there is a best; at least 1 when it would win alone.
+fn neighbours_to_lose(d: f32, j: usize, best: Option<(f32, usize)>) -> usize {
+    let Some((b, _)) = best else {
+        return usize::MAX;
+    };
+    // The score is d − 150 + 30n: the estimate is exact up to rounding, which the steps mend.
+    let mut n = ((b - d) / ISOLATION_BONUS_PX + ISOLATION_COUNT).max(0.0) as usize + 1;
+    while n > 1 && loses(target_score(d, n - 1), j, best) {
+        n -= 1;
     }
-    best.map(|(_, j, offset)| (j, offset))
+    while !loses(target_score(d, n), j, best) {
+        n += 1;
+    }
+    n
+}
+
+/// `seen` nearest first, in rings [`ISOLATION_BONUS_PX`] wide (in the order seen within a
+/// ring): a counting sort, whose order only makes [`choose_target`] faster (its best so far
+/// is good early, so later boids need fewer neighbours counted, or none).
+fn nearest_rings_first(seen: &[Sighting]) -> Vec<Sighting> {
+    let ring = |d: f32| (d / ISOLATION_BONUS_PX) as usize;
+    let rings = seen.iter().map(|s| ring(s.0) + 1).max().unwrap_or(0);
+    let mut start = vec![0usize; rings + 1];
+    for s in seen {
+        start[ring(s.0) + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut sorted = vec![(0.0, 0, Vec2::ZERO); seen.len()];
+    for s in seen {
+        let at = &mut start[ring(s.0)];
+        sorted[*at] = *s;
+        *at += 1;
+    }
+    sorted
 }
 
 /// The best target of a predator at `at` among the boids within `detection_range`: the lowest
-/// [`target_score`] (ties go to the lower id). Returns its slot and offset. Only its
-/// [`contenders`] are scored, each with one query: the target is the one the reference model's
-/// search finds (scoring nearest first and stopping at the first boid that cannot beat the best so
-/// far), as that search scores only contenders and every boid it skips scores worse.
+/// [`target_score`] (ties go to the lower id). Returns its slot and offset. The boids are
+/// scored nearest first (by rings), each against the best so far: one that loses with no
+/// neighbours at all is skipped, and the others' neighbours are counted only up to the count
+/// with which they would lose. The target is the one the reference model's search finds
+/// (scoring nearest first and stopping at the first boid that cannot beat the best so far), as
+/// both find the lowest score, and a boid skipped here or there scores worse.
 pub fn choose_target(
     index: &impl NeighbourIndex,
     boids: &Snapshot,
     at: Vec2,
     p: &PredatorsConfig,
 ) -> Option<(usize, Vec2)> {
-    let count = |j: usize| isolation(index, boids, j, p.isolation_radius);
-    best_target(&contenders(index, at, p, count), count)
+    let mut seen: Vec<Sighting> = Vec::new();
+    index.for_each_within(at, p.detection_range, |j, offset| {
+        seen.push((offset.length(), j, offset));
+    });
+    let mut best: Option<(f32, usize, Vec2)> = None;
+    for (d, j, offset) in nearest_rings_first(&seen) {
+        let so_far = best.map(|(b, bj, _)| (b, bj));
+        if loses(target_score(d, 0), j, so_far) {
+            continue;
+        }
+        let cap = neighbours_to_lose(d, j, so_far);
+        let n = isolation(index, boids, j, p.isolation_radius, cap);
+        // Fewer than `cap` neighbours: counted exactly, and it beats the best so far.
+        if n < cap {
+            best = Some((target_score(d, n), j, offset));
+        }
+    }
+    best.map(|(_, j, offset)| (j, offset))
 }
 
 /// A point on a random edge and a heading into the world, at `speed`.
@@ -307,28 +337,34 @@ fn sense_predators(
         return;
     }
     // Scattered from the few predators over the boids' index: each boid keeps the offset
-    // from its nearest predator (predators in id order; a tie keeps the first).
+    // from its nearest predator (predators in id order; a tie keeps the first). Only the boids
+    // near a predator are visited; the others keep a gain of 1 (`fear_gain(0)`) and no flight.
     let index = neighbours.index();
     let radius = config.predators.fear_radius;
-    let mut nearest: Vec<Option<Vec2>> = vec![None; boid_snapshot.len()];
+    let mut near: Vec<(usize, Vec2)> = Vec::new();
     for &at in &predators.snapshot.pos {
-        index.for_each_within(at, radius, |i, away| {
-            if nearest[i].is_none_or(|n| away.length_squared() < n.length_squared()) {
-                nearest[i] = Some(away);
-            }
-        });
+        index.for_each_within(at, radius, |i, away| near.push((i, away)));
     }
-    let per_slot: Vec<(f32, Vec2)> = nearest
-        .iter()
-        .zip(&boid_snapshot.swarm)
-        .map(|(away, swarm)| {
-            let f_max = config.swarms.get(*swarm).max_force;
-            away.map_or((0.0, Vec2::ZERO), |away| fear(away, radius, f_max))
-        })
-        .collect();
-    // Fear makes a boid flock less.
-    gain.per_slot = per_slot.iter().map(|(u, _)| fear_gain(*u)).collect();
-    flight.per_slot = per_slot.iter().map(|(_, flee)| *flee).collect();
+    // Stable: a boid's offsets stay in the predators' order.
+    near.sort_by_key(|&(i, _)| i);
+    let n = boid_snapshot.len();
+    gain.per_slot.clear();
+    gain.per_slot.resize(n, 1.0);
+    flight.per_slot.clear();
+    flight.per_slot.resize(n, Vec2::ZERO);
+    for offsets in near.chunk_by(|a, b| a.0 == b.0) {
+        let (i, mut away) = offsets[0];
+        for &(_, other) in &offsets[1..] {
+            if other.length_squared() < away.length_squared() {
+                away = other;
+            }
+        }
+        let f_max = config.swarms.get(boid_snapshot.swarm[i]).max_force;
+        // Fear makes a boid flock less.
+        let (u, flee) = fear(away, radius, f_max);
+        gain.per_slot[i] = fear_gain(u);
+        flight.per_slot[i] = flee;
+    }
 }
 
 /// Adds every boid's flight from predators to its steering (nothing without predators).

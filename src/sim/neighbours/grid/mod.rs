@@ -15,6 +15,7 @@ mod scan;
 mod scatter;
 mod sources;
 mod span;
+mod strips;
 #[cfg(test)]
 mod tests;
 
@@ -23,7 +24,7 @@ use self::neighbourhood::Packed;
 pub use self::neighbourhood::{Neighbourhood, Strip};
 pub use self::scan::Lanes;
 use self::scatter::{Entries, Rows, scatter_bounds};
-use self::span::{Span, ceil_usize, cell_within, span};
+use self::span::{ceil_usize, cell_within, span};
 use super::Snapshot;
 use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for_pairs, workers};
 use crate::sim::space::Space;
@@ -398,25 +399,6 @@ impl Grid {
         let xs = span(cx, ceil_usize(radius / self.cell_w), self.cols, wrap);
         let ys = span(cy, ceil_usize(radius / self.cell_h), self.rows, wrap);
         self.strips_of(xs, ys, f)
-    }
-
-    /// Calls `f` with the strips of entries of the cells `xs` × `ys`, row by row; returns the
-    /// axes spanned whole.
-    #[inline]
-    fn strips_of(&self, xs: Span, ys: Span, mut f: impl FnMut(Strip)) -> BVec2 {
-        for (row, sy) in ys.iter_with_shift(self.space.height) {
-            let base = row * self.cols;
-            // The columns split into at most three pieces: across the low seam, in the world,
-            // across the high seam; each piece is a contiguous strip of entries.
-            for (first, last, sx) in xs.pieces(self.space.width) {
-                let lo = self.start[base + first] as usize;
-                let hi = self.start[base + last + 1] as usize;
-                if lo < hi {
-                    f(Strip { lo, hi, sx, sy });
-                }
-            }
-        }
-        BVec2::new(xs.full, ys.full)
     }
 
     /// How many boids a query of `radius` around `centre` examines.

@@ -107,7 +107,7 @@ impl Grid {
     /// cells the disc overlaps are scanned — a contact radius much smaller than the cells (which
     /// are sized for the largest flocking radius) reads one or two cells per axis, not three.
     pub fn query(&self, centre: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
-        let Some((xs, ys)) = self.disc_spans(centre, radius) else {
+        let Some((xs, ys, _)) = self.disc_spans(centre, radius) else {
             return;
         };
         let near = Neighbourhood::of_query(self.space, BVec2::new(xs.full, ys.full));
@@ -119,36 +119,40 @@ impl Grid {
         });
     }
 
-    /// How many boids are within `radius` of `centre`: the visits of [`Grid::query`], counted
-    /// eight entries at a time with nothing done per hit. The lanes' test is the query's own
-    /// (one block loop, [`Grid::for_each_block`], serves both).
-    pub fn count_within(&self, centre: Vec2, radius: f32) -> usize {
-        let Some((xs, ys)) = self.disc_spans(centre, radius) else {
+    /// How many boids are within `radius` of `centre`, up to `cap`: the visits of
+    /// [`Grid::query`], counted eight entries at a time with nothing done per hit, or `cap` if
+    /// there are at least as many (the strips after the one that reaches it are not scanned;
+    /// the middle row of cells, where a disc has most of its hits, is scanned first). The
+    /// lanes' test is the query's own (one block loop, [`Grid::for_each_block`], serves both).
+    pub fn count_within(&self, centre: Vec2, radius: f32, cap: usize) -> usize {
+        let Some((xs, ys, row)) = self.disc_spans(centre, radius) else {
             return 0;
         };
         let wrap_each = BVec2::new(xs.full, ys.full);
         let r2 = radius * radius;
         let mut n = 0;
         vectorized!({
-            self.strips_of(xs, ys, |strip| {
-                self.for_each_block(
-                    wrap_each,
-                    &strip,
-                    centre,
-                    r2,
-                    #[inline(always)]
-                    |_, bits| n += bits.count_ones() as usize,
-                )
+            self.strips_row_first(xs, ys, row, |strip| {
+                if n < cap {
+                    self.for_each_block(
+                        wrap_each,
+                        &strip,
+                        centre,
+                        r2,
+                        #[inline(always)]
+                        |_, bits| n += bits.count_ones() as usize,
+                    )
+                }
             })
         });
-        n
+        n.min(cap)
     }
 
-    /// The cells along x and along y that a disc of `radius` around `centre` overlaps; `None`
-    /// where no boid can be within it (an empty grid, a radius of 0 or less). Inlined into each
-    /// query: as a call, its spans came back through memory.
+    /// The cells along x and along y that a disc of `radius` around `centre` overlaps, and the
+    /// row of the centre's cell; `None` where no boid can be within it (an empty grid, a radius
+    /// of 0 or less). Inlined into each query: as a call, its spans came back through memory.
     #[inline(always)]
-    fn disc_spans(&self, centre: Vec2, radius: f32) -> Option<(Span, Span)> {
+    fn disc_spans(&self, centre: Vec2, radius: f32) -> Option<(Span, Span, usize)> {
         if self.slot.is_empty() || radius <= 0.0 {
             return None;
         }
@@ -158,6 +162,7 @@ impl Grid {
         Some((
             disc_span(centre_in.x, cx, radius, self.cell_w, self.cols, wrap),
             disc_span(centre_in.y, cy, radius, self.cell_h, self.rows, wrap),
+            cy,
         ))
     }
 

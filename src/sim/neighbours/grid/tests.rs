@@ -1,6 +1,6 @@
 //! Tests of the grid's spans and strips of cells.
 
-use super::span::{ceil_usize, cell_within, disc_span, floor_within};
+use super::span::{Span, ceil_usize, cell_within, disc_span, floor_within};
 use super::*;
 
 #[test]

@@ -133,9 +133,14 @@ impl Snapshot {
     }
 
     /// [`Snapshot::rewrite`] with each slot's row looked up by its entity, the slots split
-    /// between the threads: true if the ECS holds `count` boids and `row_of` finds each boid
-    /// of the snapshot with the same id (then they are the same boids), every slot rewritten;
-    /// false, with the arrays part written, if not. The result does not depend on the split.
+    /// between the threads, also when boids have gone since (caught, dead): true if the ECS
+    /// holds `count` boids and `row_of` finds each boid of the snapshot that is still there
+    /// with the same id, every other boid having gone (then the ECS holds these boids and no
+    /// others); every slot is then rewritten and the slots of the boids gone removed, the rest
+    /// keeping their order (that of [`Snapshot::refill`], which sorts). False, with the arrays
+    /// part written, if not (a boid born, an entity with another id). The result does not
+    /// depend on the split. A step where a boid was caught or died had refilled the snapshot
+    /// on one thread, 2.3 ms at 100 000 boids (BENCHMARKS.md, round 3, thirty-sixth stop).
     pub fn rewrite_each(
         &mut self,
         space: Space,
@@ -143,22 +148,27 @@ impl Snapshot {
         row_of: impl Fn(Entity) -> Option<Row> + Sync,
     ) -> bool {
         let n = self.len();
-        if count != n || space != self.space {
+        if count > n || space != self.space {
             return false;
         }
         let size = n.div_ceil(parts_for(n)).max(1);
         let (entity, id) = (&self.entity[..], &self.id[..]);
+        // The slots of the boids gone, by part (in slot order).
+        let mut gone: Vec<Vec<u32>> = vec![Vec::new(); n.div_ceil(size)];
         let parts: Vec<_> = self
             .pos
             .chunks_mut(size)
             .zip(self.vel.chunks_mut(size))
             .zip(self.swarm.chunks_mut(size))
             .zip(self.disease.0.chunks_mut(size))
+            .zip(gone.iter_mut())
             .enumerate()
-            .map(|(c, (((pos, vel), swarm), disease))| (c * size, pos, vel, swarm, disease))
+            .map(|(c, ((((pos, vel), swarm), disease), gone))| {
+                (c * size, pos, vel, swarm, disease, gone)
+            })
             .collect();
         let same = AtomicBool::new(true);
-        for_each_part(parts, |(first, pos, vel, swarm, disease)| {
+        for_each_part(parts, |(first, pos, vel, swarm, disease, gone)| {
             for k in 0..pos.len() {
                 let slot = first + k;
                 match row_of(entity[slot]) {
@@ -168,18 +178,41 @@ impl Snapshot {
                         swarm[k] = r.swarm;
                         disease[k] = Diseases::pack(r.disease);
                     }
-                    _ => {
+                    None => gone.push(slot as u32),
+                    Some(_) => {
                         same.store(false, Ordering::Relaxed);
                         return;
                     }
                 }
             }
         });
-        let same = same.into_inner();
-        if same {
-            self.isolated.fill(false);
+        let gone = gone.concat();
+        if !same.into_inner() || n - gone.len() != count {
+            return false;
         }
-        same
+        if !gone.is_empty() {
+            self.remove_slots(&gone);
+        }
+        self.isolated.clear();
+        self.isolated.resize(self.len(), false);
+        true
+    }
+
+    /// Removes the boids of the slots `gone` (ascending), the others keeping their order.
+    fn remove_slots(&mut self, gone: &[u32]) {
+        for &slot in gone {
+            self.slot_by_entity[self.entity[slot as usize].index() as usize] = 0;
+        }
+        remove_at(&mut self.entity, gone);
+        remove_at(&mut self.id, gone);
+        remove_at(&mut self.pos, gone);
+        remove_at(&mut self.vel, gone);
+        remove_at(&mut self.swarm, gone);
+        remove_at(&mut self.disease.0, gone);
+        // The boids after the first gone have moved down.
+        for (slot, e) in self.entity.iter().enumerate().skip(gone[0] as usize) {
+            self.slot_by_entity[e.index() as usize] = slot as u32 + 1;
+        }
     }
 
     /// Refills the snapshot from `rows` in any order, reusing its buffers: each row goes
@@ -270,6 +303,19 @@ impl Snapshot {
     pub fn slot_of_id(&self, id: u64) -> Option<usize> {
         self.id.binary_search(&id).ok()
     }
+}
+
+/// Removes the items at `at` (ascending indices) from `v`, the others keeping their order: each
+/// run between two of them moved down at once.
+fn remove_at<T: Copy>(v: &mut Vec<T>, at: &[u32]) {
+    let mut to = at.first().map_or(v.len(), |&a| a as usize);
+    for (k, &a) in at.iter().enumerate() {
+        let end = at.get(k + 1).map_or(v.len(), |&b| b as usize);
+        let from = a as usize + 1;
+        v.copy_within(from..end, to);
+        to += end - from;
+    }
+    v.truncate(to);
 }
 
 /// Disease states by slot in 16 B each, where a [`Disease`] takes 24 (a city's snapshot is

@@ -101,19 +101,7 @@ fn an_update_in_place_gives_the_snapshot_a_refill_gives() {
             disease: Disease::Susceptible,
         })
         .collect();
-    let check = |s: &Snapshot, rows: &[Row], what: &str| {
-        let want = Snapshot::from_rows(space, rows.to_vec());
-        assert_eq!(s.entity, want.entity, "{what}");
-        assert_eq!(s.id, want.id, "{what}");
-        assert_eq!(s.pos, want.pos, "{what}");
-        assert_eq!(s.vel, want.vel, "{what}");
-        assert_eq!(s.swarm, want.swarm, "{what}");
-        assert_eq!(s.disease, want.disease, "{what}");
-        assert_eq!(s.isolated, want.isolated, "{what}");
-        for r in rows {
-            assert_eq!(s.slot_of(r.entity), want.slot_of(r.entity), "{what}");
-        }
-    };
+    let check = |s: &Snapshot, rows: &[Row], what: &str| is_from_rows(s, space, rows, what);
     let mut s = Snapshot::default();
     s.update(space, || rows.iter().copied());
     check(&s, &rows, "first");
@@ -169,22 +157,10 @@ fn a_rewrite_by_entity_on_every_thread_gives_the_rewrite_in_place() {
             _ => Disease::Susceptible,
         };
     }
-    let lookup = |rows: &[Row]| {
-        let by_entity: std::collections::HashMap<Entity, Row> =
-            rows.iter().map(|r| (r.entity, *r)).collect();
-        move |e: Entity| by_entity.get(&e).copied()
-    };
     let mut each = Snapshot::from_rows(space, before_rows(&before));
     each.isolate(rows[10].entity);
     assert!(each.rewrite_each(space, rows.len(), lookup(&rows)));
-    let want = Snapshot::from_rows(space, rows.clone());
-    assert_eq!(each.entity, want.entity);
-    assert_eq!(each.id, want.id);
-    assert_eq!(each.pos, want.pos);
-    assert_eq!(each.vel, want.vel);
-    assert_eq!(each.swarm, want.swarm);
-    assert_eq!(each.disease, want.disease);
-    assert_eq!(each.isolated, want.isolated);
+    is_from_rows(&each, space, &rows, "the same boids");
     // Not the same boids: one more or fewer, one gone (another in its place), one with
     // another id, another world.
     let mut replaced = rows.clone();
@@ -198,6 +174,75 @@ fn a_rewrite_by_entity_on_every_thread_gives_the_rewrite_in_place() {
     assert!(!fresh().rewrite_each(space, rows.len(), lookup(&renamed)));
     let wider = Space::torus(1000.0, 700.0);
     assert!(!fresh().rewrite_each(wider, rows.len(), lookup(&rows)));
+}
+
+#[test]
+fn a_rewrite_by_entity_after_boids_have_gone_gives_the_refill() {
+    let space = Space::torus(900.0, 700.0);
+    let before = random_snapshot(space, 3000, 5);
+    // None gone, the first, the last, one, a run, and some in every part.
+    let gone_sets: [Vec<usize>; 6] = [
+        vec![],
+        vec![0],
+        vec![2999],
+        vec![1234],
+        (500..900).collect(),
+        (0..3000).step_by(7).collect(),
+    ];
+    for gone in gone_sets {
+        let mut rows = before_rows(&before);
+        for r in &mut rows {
+            r.pos.x = (r.pos.x + 3.0) % 900.0;
+            r.disease = Disease::Infected { since: r.id as f64 };
+        }
+        let kept: Vec<Row> = (0..rows.len())
+            .filter(|k| !gone.contains(&before.slot_of(rows[*k].entity).unwrap()))
+            .map(|k| rows[k])
+            .collect();
+        let mut each = Snapshot::from_rows(space, before_rows(&before));
+        assert!(
+            each.rewrite_each(space, kept.len(), lookup(&kept)),
+            "{gone:?}"
+        );
+        is_from_rows(&each, space, &kept, &format!("{} gone", gone.len()));
+        for &slot in &gone {
+            assert_eq!(each.slot_of(before.entity[slot]), None);
+        }
+        // One gone and one born in its place (as many as before, or one more): not these.
+        if let Some(&g) = gone.first() {
+            let mut born = kept.clone();
+            born.push(Row {
+                entity: Entity::from_raw(2_000_000),
+                id: 9_000_000,
+                ..rows[g]
+            });
+            let fresh = || Snapshot::from_rows(space, before_rows(&before));
+            assert!(!fresh().rewrite_each(space, born.len(), lookup(&born)));
+            assert!(!fresh().rewrite_each(space, kept.len() + 1, lookup(&kept)));
+        }
+    }
+}
+
+/// Asserts that `s` is the snapshot of `rows` in `space`: every column, and each row's slot.
+fn is_from_rows(s: &Snapshot, space: Space, rows: &[Row], what: &str) {
+    let want = Snapshot::from_rows(space, rows.to_vec());
+    assert_eq!(s.entity, want.entity, "{what}");
+    assert_eq!(s.id, want.id, "{what}");
+    assert_eq!(s.pos, want.pos, "{what}");
+    assert_eq!(s.vel, want.vel, "{what}");
+    assert_eq!(s.swarm, want.swarm, "{what}");
+    assert_eq!(s.disease, want.disease, "{what}");
+    assert_eq!(s.isolated, want.isolated, "{what}");
+    for r in rows {
+        assert_eq!(s.slot_of(r.entity), want.slot_of(r.entity), "{what}");
+    }
+}
+
+/// A lookup of `rows` by entity, as a query's `get` (`None` for an entity not among them).
+fn lookup(rows: &[Row]) -> impl Fn(Entity) -> Option<Row> + Sync + use<> {
+    let by_entity: std::collections::HashMap<Entity, Row> =
+        rows.iter().map(|r| (r.entity, *r)).collect();
+    move |e: Entity| by_entity.get(&e).copied()
 }
 
 /// The rows of a snapshot.
