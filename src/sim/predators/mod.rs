@@ -138,8 +138,12 @@ fn neighbours_to_lose(d: f32, j: usize, best: Option<(f32, usize)>) -> usize {
     let Some((b, _)) = best else {
         return usize::MAX;
     };
+    // Distances and scores are finite (a backend reports only offsets shorter than the
+    // radius), so the steps below end.
+    debug_assert!(d.is_finite() && b.is_finite(), "{d} against {b}");
     // The score is d − 150 + 30n: the estimate is exact up to rounding, which the steps mend.
-    let mut n = ((b - d) / ISOLATION_BONUS_PX + ISOLATION_COUNT).max(0.0) as usize + 1;
+    let mut n =
+        (((b - d) / ISOLATION_BONUS_PX + ISOLATION_COUNT).max(0.0) as usize).saturating_add(1);
     while n > 1 && loses(target_score(d, n - 1), j, best) {
         n -= 1;
     }

@@ -160,6 +160,71 @@ fn the_target_is_the_one_a_nearest_first_search_finds() {
 }
 
 #[test]
+fn neighbours_to_lose_is_the_fewest_that_lose() {
+    assert_eq!(neighbours_to_lose(10.0, 3, None), usize::MAX);
+    let mut checked = 0;
+    for d in [0.0, 0.5, 10.0, 29.99, 30.0, 150.0, 299.9] {
+        for b in [
+            -150.0, -140.0, -100.5, -20.0, 0.0, 12.25, 150.0, 600.0, 1000.0,
+        ] {
+            for (j, bj) in [(1, 2), (2, 1)] {
+                let best = Some((b, bj));
+                if loses(target_score(d, 0), j, best) {
+                    continue;
+                }
+                let n = neighbours_to_lose(d, j, best);
+                assert!(loses(target_score(d, n), j, best), "d={d} b={b} j={j}: {n}");
+                for fewer in 0..n {
+                    assert!(
+                        !loses(target_score(d, fewer), j, best),
+                        "d={d} b={b}: {fewer}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 60, "{checked}");
+}
+
+#[test]
+fn a_tie_goes_to_the_lower_slot_on_every_backend() {
+    // Seen from (500, 500): a loner 130 px away (130 − 150 = −20) and a boid 100 px away with
+    // one neighbour (100 − 120 = −20), exactly; the neighbour, 140 px away with one, scores 20.
+    let p = PredatorsConfig::default();
+    let at = Vec2::new(500.0, 500.0);
+    let (loner, pair, third) = (
+        Vec2::new(500.0, 630.0),
+        Vec2::new(600.0, 500.0),
+        Vec2::new(640.0, 500.0),
+    );
+    for (first, second) in [(loner, pair), (pair, loner)] {
+        let rows = [first, second, third]
+            .iter()
+            .enumerate()
+            .map(|(k, &pos)| Row {
+                entity: Entity::from_raw(k as u32),
+                id: k as u64,
+                pos,
+                vel: Vec2::ZERO,
+                swarm: Swarm::Normal,
+                disease: Disease::Susceptible,
+            })
+            .collect();
+        let b = AllBackends::new(
+            Snapshot::from_rows(Space::torus(2000.0, 2000.0), rows),
+            50.0,
+        );
+        let want = search_nearest_first(&b.get(IndexKind::Brute), &b.snapshot, at, &p);
+        assert_eq!(want.map(|(j, _)| j), Some(0));
+        for kind in [IndexKind::Kdtree, IndexKind::Grid, IndexKind::Brute] {
+            let got = choose_target(&b.get(kind), &b.snapshot, at, &p);
+            assert_eq!(got, want, "{kind:?}, {first} first");
+        }
+    }
+}
+
+#[test]
 fn respawn_is_on_an_edge_heading_inward() {
     let space = Space::torus(1000.0, 600.0);
     let mut rng = rand_pcg::Pcg64::seed_from_u64(5);

@@ -122,7 +122,7 @@ impl Grid {
     /// How many boids are within `radius` of `centre`, up to `cap`: the visits of
     /// [`Grid::query`], counted eight entries at a time with nothing done per hit, or `cap` if
     /// there are at least as many (the strips after the one that reaches it are not scanned;
-    /// the middle row of cells, where a disc has most of its hits, is scanned first). The
+    /// the row of the centre's cell, where a disc has most of its hits, is scanned first). The
     /// lanes' test is the query's own (one block loop, [`Grid::for_each_block`], serves both).
     pub fn count_within(&self, centre: Vec2, radius: f32, cap: usize) -> usize {
         let Some((xs, ys, row)) = self.disc_spans(centre, radius) else {

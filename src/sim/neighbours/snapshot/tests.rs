@@ -180,14 +180,15 @@ fn a_rewrite_by_entity_on_every_thread_gives_the_rewrite_in_place() {
 fn a_rewrite_by_entity_after_boids_have_gone_gives_the_refill() {
     let space = Space::torus(900.0, 700.0);
     let before = random_snapshot(space, 3000, 5);
-    // None gone, the first, the last, one, a run, and some in every part.
-    let gone_sets: [Vec<usize>; 6] = [
+    // None gone, the first, the last, one, a run, some in every part, and all.
+    let gone_sets: [Vec<usize>; 7] = [
         vec![],
         vec![0],
         vec![2999],
         vec![1234],
         (500..900).collect(),
         (0..3000).step_by(7).collect(),
+        (0..3000).collect(),
     ];
     for gone in gone_sets {
         let mut rows = before_rows(&before);
@@ -200,6 +201,8 @@ fn a_rewrite_by_entity_after_boids_have_gone_gives_the_refill() {
             .map(|k| rows[k])
             .collect();
         let mut each = Snapshot::from_rows(space, before_rows(&before));
+        // Isolation flags are the step's own: cleared, as a refill has them.
+        each.isolate(before.entity[2000]);
         assert!(
             each.rewrite_each(space, kept.len(), lookup(&kept)),
             "{gone:?}"
@@ -219,6 +222,12 @@ fn a_rewrite_by_entity_after_boids_have_gone_gives_the_refill() {
             let fresh = || Snapshot::from_rows(space, before_rows(&before));
             assert!(!fresh().rewrite_each(space, born.len(), lookup(&born)));
             assert!(!fresh().rewrite_each(space, kept.len() + 1, lookup(&kept)));
+            // One gone and another with a new id.
+            if let Some(other) = kept.iter().position(|r| r.id != rows[g].id) {
+                let mut renamed = kept.clone();
+                renamed[other].id = 7_000_000;
+                assert!(!fresh().rewrite_each(space, kept.len(), lookup(&renamed)));
+            }
         }
     }
 }
