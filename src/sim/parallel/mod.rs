@@ -286,6 +286,12 @@ pub fn zip_runs<A: Send, B: Send>(
     }
 }
 
+/// Items per part when `n` items are split in [`parts_for`] parts (all `n`, at least 1, for
+/// one part): for loops that cut several slices alike (`chunks(part_size(n))` each).
+pub fn part_size(n: usize) -> usize {
+    run_part_size(n, 1).unwrap_or(n).max(1)
+}
+
 /// Items per part when `n` items are split in parts of whole `run`s ([`parts_for`] of them),
 /// or `None` for one part.
 fn run_part_size(n: usize, run: usize) -> Option<usize> {

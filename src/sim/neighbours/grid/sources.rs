@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use super::span::ceil_usize;
 use super::{BySlot, Grid, Neighbourhood};
 use crate::sim::neighbours::Snapshot;
-use crate::sim::parallel::{for_each_part, map_light_chunks, parts_for};
+use crate::sim::parallel::{for_each_part, map_light_chunks, part_size};
 
 impl Grid {
     /// `f(slot, neighbourhood)` for every slot of `snapshot` that passes `source`, by slot
@@ -63,7 +63,7 @@ impl Grid {
         // source is listed once).
         let mut out = vec![T::default(); n];
         let by_slot = BySlot::new(&mut out);
-        let size = by_cell.len().div_ceil(parts_for(by_cell.len())).max(1);
+        let size = part_size(by_cell.len());
         for_each_part(by_cell.chunks(size).collect(), |part| {
             let mut hood = Neighbourhood::default();
             let mut at = None;

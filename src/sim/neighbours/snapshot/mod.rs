@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bevy::prelude::*;
 
 use crate::sim::agent::Disease;
-use crate::sim::parallel::{for_each_part, parts_for};
+use crate::sim::parallel::{for_each_part, part_size};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -151,7 +151,7 @@ impl Snapshot {
         if count > n || space != self.space {
             return false;
         }
-        let size = n.div_ceil(parts_for(n)).max(1);
+        let size = part_size(n);
         let (entity, id) = (&self.entity[..], &self.id[..]);
         // The slots of the boids gone, by part (in slot order).
         let mut gone: Vec<Vec<u32>> = vec![Vec::new(); n.div_ceil(size)];
