@@ -70,7 +70,7 @@ struct Seen {
 /// batch of boids, Model B's eight at a time ([`shiffman8`]). Each boid's result depends only
 /// on the snapshot, so the output is the same for any number of threads and any batching.
 #[allow(clippy::too_many_arguments)]
-pub fn flocking_forces_into<T: Send + Clone + Default + 'static>(
+pub fn flocking_forces_into<T: Send + Sync + Clone + Default + 'static>(
     snapshot: &Snapshot,
     index: &IndexRef,
     config: &SimConfig,

@@ -230,7 +230,7 @@ impl IndexRef<'_> {
     /// `few_targets` says the targets are a small share of the boids (doctors, the infected):
     /// backends that gain from it then index them alone. The result does not depend on the
     /// number of threads.
-    pub fn map_near<T: Send + Clone + Default + 'static>(
+    pub fn map_near<T: Send + Sync + Clone + Default + 'static>(
         &self,
         snapshot: &Snapshot,
         reach: f32,
@@ -308,7 +308,7 @@ impl IndexRef<'_> {
     /// a result). On the grid the intermediate results live only in a small buffer per
     /// thread, and the batches follow the traversal (cell order), so nothing is read from the
     /// snapshot out of order; elsewhere they are all made first and finished in slot order.
-    pub fn map_near_batched<S: Send + Clone + Default + 'static, T>(
+    pub fn map_near_batched<S: Send + Sync + Clone + Default + 'static, T>(
         &self,
         snapshot: &Snapshot,
         reach: f32,
@@ -318,7 +318,7 @@ impl IndexRef<'_> {
         finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
         out: &mut [T],
     ) where
-        T: Send + Clone + Default + 'static,
+        T: Send + Sync + Clone + Default + 'static,
     {
         let IndexRef::Grid(grid) = self else {
             let mut done = self.map_near(snapshot, reach, false, source, target, |i, near| {
@@ -346,7 +346,10 @@ impl IndexRef<'_> {
 /// [`IndexRef::map_near_batched`] on the grid: cell by cell ([`Grid::map_by_cell`]). Its own
 /// function so that [`IndexRef::map_near`] can call it directly: through `map_near_batched`,
 /// whose other backends call `map_near`, each would instantiate the other without end.
-fn batched_on_grid<S: Send + Clone + Default + 'static, T: Send + Clone + Default + 'static>(
+fn batched_on_grid<
+    S: Send + Clone + Default + 'static,
+    T: Send + Sync + Clone + Default + 'static,
+>(
     grid: &Grid,
     reach: f32,
     source: impl Fn(usize) -> bool + Sync,

@@ -9,6 +9,7 @@
 
 use bevy::prelude::*;
 
+mod by_cell;
 mod kept;
 mod neighbourhood;
 mod scan;
@@ -23,10 +24,10 @@ use self::kept::pick_kept;
 use self::neighbourhood::Packed;
 pub use self::neighbourhood::{Neighbourhood, Strip};
 pub use self::scan::Lanes;
-use self::scatter::{Entries, Rows, scatter_bounds};
+use self::scatter::{Entries, Rows};
 use self::span::{ceil_usize, cell_within, span};
 use super::Snapshot;
-use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for_pairs, workers};
+use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, workers};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -41,6 +42,14 @@ const MIN_CELL_BUDGET: usize = 4096;
 const FEW_MIN_CELLS: usize = 64;
 /// SIMD width the arrays are padded for: a scan may read this many entries past a strip's end.
 pub const LANES: usize = 8;
+/// Most boids whose results [`Grid::map_by_cell`] stages when it is split between threads
+/// (from [`SERIAL_BELOW`] boids). Written straight to their slots, the parts' results land in
+/// cache lines that the other threads write too (slots are in id order, entries in cell
+/// order), and on the 2-core Xeon of BENCHMARKS.md (round 3, thirty-seventh stop) moving them
+/// cost more on two threads than on one. Staged, they take a second array of results: in
+/// `city.toml` (1.4 million boids) that raised the peak memory by 8 MB, while its step took no
+/// less time. Below [`SERIAL_BELOW`] their cache lines are few, and staging would add a loop.
+pub const STAGED_MAX: usize = 1 << 20;
 /// Most entries [`Grid::map_by_cell`] hands its `finish` at once (a multiple of
 /// [`LANES`]).
 pub const BATCH: usize = 64;
@@ -81,8 +90,10 @@ pub struct Grid {
     boids: usize,
     /// The kept boids' slots, in order (empty when every boid is kept).
     kept: Vec<u32>,
-    /// The cell of each kept boid (after a rebuild on one thread, its entry).
-    cell_of: Vec<u32>,
+    /// The entry of each kept boid (in the order of `kept`; of each slot, when every boid is
+    /// kept).
+    entry_of: Vec<u32>,
+    /// Each cell's next free entry, while the grid is rebuilt.
     cursor: Vec<u32>,
 }
 
@@ -112,7 +123,7 @@ impl Clone for Grid {
             swarm,
             boids,
             kept,
-            cell_of,
+            entry_of,
             cursor,
         } = other;
         (self.space, self.cols, self.rows) = (*space, *cols, *rows);
@@ -130,7 +141,7 @@ impl Clone for Grid {
         }
         self.swarm.clone_from(swarm);
         self.kept.clone_from(kept);
-        self.cell_of.clone_from(cell_of);
+        self.entry_of.clone_from(entry_of);
         self.cursor.clone_from(cursor);
     }
 }
@@ -150,11 +161,10 @@ impl Grid {
     /// Rebuilds the grid over only the boids whose slot passes `keep` (e.g. the infected, for
     /// a doctor's search): queries then examine only those, and still report snapshot slots.
     /// A counting sort, stable (each cell keeps its boids in slot order): the cells worked out
-    /// in parallel, counted and prefix-summed on one thread, then scattered in parallel, each
-    /// thread writing the entries of its own run of cells (every thread reads every boid's cell
-    /// and keeps its own), so the arrays do not depend on the number of threads. Below
-    /// [`SERIAL_BELOW`] kept boids all of it runs on the calling thread, the scatter in two
-    /// passes (each boid's entry, then each row copied to it).
+    /// in parallel; counted, prefix-summed and each boid's entry found on one thread; then
+    /// scattered in parallel, each thread writing its own run of entries (every thread reads
+    /// every boid's entry and keeps its own), so the arrays do not depend on the number of
+    /// threads. Below [`SERIAL_BELOW`] kept boids all of it runs on the calling thread.
     pub fn rebuild_subset(
         &mut self,
         snapshot: &Snapshot,
@@ -180,8 +190,8 @@ impl Grid {
 
     /// [`Grid::rebuild_subset`] (every boid with `keep` `None`) on `threads` threads (`None`:
     /// one below [`SERIAL_BELOW`] kept boids, where waking another costs more than the work,
-    /// else [`workers`]); the scatter is split into at most that many runs of cells, with at
-    /// most `min_cells` cells or four per kept boid, whichever is more. The kept boids are
+    /// else [`workers`]); the scatter is split into at most that many runs of entries. The grid
+    /// has at most `min_cells` cells or four per kept boid, whichever is more. The kept boids are
     /// listed first, so the passes after that read only them: a grid of the doctors or of the
     /// infected no longer walks every boid four times.
     fn rebuild_on(
@@ -225,10 +235,11 @@ impl Grid {
         self.cell_h = space.height / self.rows as f32;
         let cells = self.cols * self.rows;
 
-        // Each kept boid's cell, then the count of each cell.
-        let mut cell_of = std::mem::take(&mut self.cell_of);
-        cell_of.clear();
-        cell_of.resize(n, 0);
+        // Each kept boid's cell (in `entry_of` until the pass below makes it the boid's entry),
+        // then the count of each cell.
+        let mut entry_of = std::mem::take(&mut self.entry_of);
+        entry_of.clear();
+        entry_of.resize(n, 0);
         let grid = &*self;
         let cells_of = |first: usize, part: &mut [u32]| {
             for (k, c) in part.iter_mut().enumerate() {
@@ -236,17 +247,28 @@ impl Grid {
             }
         };
         if threads == 1 {
-            cells_of(0, &mut cell_of);
+            cells_of(0, &mut entry_of);
         } else {
-            fill_runs(&mut cell_of, 1, cells_of);
+            fill_runs(&mut entry_of, 1, cells_of);
         }
         self.start.clear();
         self.start.resize(cells + 1, 0);
-        for &c in &cell_of {
+        for &c in &entry_of {
             self.start[c as usize + 1] += 1;
         }
         for c in 0..cells {
             self.start[c + 1] += self.start[c];
+        }
+        // Each kept boid's entry, its cell's next free one (so a cell keeps its boids in slot
+        // order), written over its cell: on one thread, in slot order (threads writing the
+        // entries of their own cells, as the scatter below once found them, would share the
+        // cache lines of `entry_of`). `map_by_cell` finds a boid's staged result by it.
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.start[..cells]);
+        for c in entry_of.iter_mut() {
+            let at = &mut self.cursor[*c as usize];
+            *c = *at;
+            *at += 1;
         }
         let padded = n + 2 * LANES;
         self.slot.resize(n, 0);
@@ -273,8 +295,6 @@ impl Grid {
             swarm: &snapshot.swarm[..],
             isolated: &snapshot.isolated[..],
         };
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.start[..cells]);
         let mut entries = Entries {
             slot: self.slot.as_mut_slice(),
             swarm: self.swarm.as_mut_slice(),
@@ -287,46 +307,27 @@ impl Grid {
             ],
         };
         if threads == 1 {
-            // On one thread, in two passes: each kept boid's entry (its cell's next free one,
-            // written over its cell in `cell_of`), then every row to its entry, with no test of
-            // which cells a part writes (about 6 % less time for the snapshot and grid together
-            // at 1 000 boids, BENCHMARKS.md, round 3, thirty-first stop).
-            for c in cell_of.iter_mut() {
-                let at = &mut self.cursor[*c as usize];
-                *c = *at;
-                *at += 1;
-            }
-            for (k, &entry) in cell_of.iter().enumerate() {
+            for (k, &entry) in entry_of.iter().enumerate() {
                 entries.put(entry as usize, slot_of(k), &rows);
             }
         } else {
-            // The scatter: runs of cells with about the same number of entries, one per thread,
-            // each writing the entries of its own cells.
-            let bounds = scatter_bounds(&self.start, threads);
-            let mut parts = Vec::with_capacity(bounds.len());
-            let mut cursor = self.cursor.as_mut_slice();
-            for w in bounds.windows(2) {
-                let (c0, c1) = (w[0], w[1]);
-                let cur;
-                (cur, cursor) = std::mem::take(&mut cursor).split_at_mut(c1 - c0);
-                let own = entries.split_off((self.start[c1] - self.start[c0]) as usize);
-                parts.push((c0..c1, self.start[c0], cur, own));
-            }
-            for_each_part(parts, |(run, base, cursor, mut own)| {
-                let (c0, c1) = (run.start as u32, run.end as u32);
-                for (k, &c) in cell_of.iter().enumerate() {
-                    if c < c0 || c >= c1 {
-                        continue;
+            // The scatter: a run of entries of about the same length per thread, each thread
+            // writing its own entries (every thread reads every boid's entry and keeps its own).
+            let runs = threads.min(n).max(1);
+            let parts: Vec<_> = (0..runs)
+                .map(|k| (n * k / runs) as u32..(n * (k + 1) / runs) as u32)
+                .map(|run| (run.clone(), entries.split_off(run.len())))
+                .collect();
+            for_each_part(parts, |(run, mut own)| {
+                for (k, &entry) in entry_of.iter().enumerate() {
+                    if run.contains(&entry) {
+                        own.put((entry - run.start) as usize, slot_of(k), &rows);
                     }
-                    let at = &mut cursor[(c - c0) as usize];
-                    let entry = (*at - base) as usize;
-                    *at += 1;
-                    own.put(entry, slot_of(k), &rows);
                 }
             });
         }
         self.kept = kept;
-        self.cell_of = cell_of;
+        self.entry_of = entry_of;
     }
 
     /// Columns and rows of cells.
@@ -421,149 +422,5 @@ impl Grid {
         let spanned = across(self.cell_w, self.cols) * across(self.cell_h, self.rows);
         let share = spanned as f64 / (self.cols * self.rows) as f64;
         sources as f64 * self.boids as f64 * share
-    }
-
-    /// Maps every boid to a result, cell by cell in parallel, into `out` (one result a boid,
-    /// indexed by snapshot slot; every slot is written). A cell's neighbourhood (its strips
-    /// within `reach`) is worked out once per part that holds boids of the cell and shared by
-    /// those boids (each boid is in its own neighbourhood), so the caller's inner loop is a
-    /// straight pass over contiguous arrays. Two stages:
-    /// `f(entry, neighbourhood, result)` fills `result`, a slot of a small buffer per part
-    /// reset to `S::default()` before each call, with the boid's intermediate result, and
-    /// `finish(slots, results, out)` turns a batch of at most [`BATCH`] consecutive entries'
-    /// results into theirs (`out[k]` of `results[k]`, the boid of snapshot slot `slots[k]`,
-    /// alone: how entries are batched must not change a result). Only the finished results
-    /// are kept for every boid, in `out`: each part (a run of entries of about the same
-    /// length, in cell order) moves a finished batch straight to its boids' slots. `f` is
-    /// called only for the entries `wanted` keeps (their results start as `S::default()` too),
-    /// and a cell none of whose entries it keeps has no neighbourhood worked out. The parts are
-    /// [`parts_for_pairs`]' (fewer than 256 boids are split too when their neighbourhoods hold
-    /// enough candidates, by [`Grid::pairs_within`]'s estimate).
-    pub fn map_by_cell<S: Clone + Default, T: Send + Clone + Default + 'static>(
-        &self,
-        reach: f32,
-        wanted: impl Fn(usize) -> bool + Sync,
-        f: impl Fn(usize, &Neighbourhood, &mut S) + Sync,
-        finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
-        out: &mut [T],
-    ) {
-        let n = self.slot.len();
-        let parts = parts_for_pairs(n, || {
-            self.pairs_within(reach, (0..n).filter(|&e| wanted(e)).count())
-        });
-        self.map_by_cell_in(parts, reach, wanted, f, finish, out);
-    }
-
-    /// [`Grid::map_by_cell`] in `parts` runs of entries of about the same length each. A run
-    /// may start or end inside a cell (each of its runs then works out its neighbourhood), so
-    /// that even a grid of a few cells splits evenly; how the entries are split never changes
-    /// a result.
-    pub(super) fn map_by_cell_in<S: Clone + Default, T: Send + Clone + Default + 'static>(
-        &self,
-        parts: usize,
-        reach: f32,
-        wanted: impl Fn(usize) -> bool + Sync,
-        f: impl Fn(usize, &Neighbourhood, &mut S) + Sync,
-        finish: impl Fn(&[u32], &mut [S], &mut [T]) + Sync,
-        out: &mut [T],
-    ) {
-        let (cells, n) = (self.cols * self.rows, self.slot.len());
-        // Every slot of the snapshot is an entry, once (the counting sort places each kept
-        // slot once, and all were kept), so the entries' slots are the indices of `out`, each
-        // once: the parts below write them concurrently, never two the same.
-        assert_eq!(n, self.boids, "map_by_cell needs a grid of every boid");
-        assert_eq!(out.len(), n, "map_by_cell writes one result a boid");
-        let by_slot = BySlot::new(out);
-        let parts = parts.max(1);
-        let chunks: Vec<_> = (0..parts)
-            .map(|k| n * k / parts..n * (k + 1) / parts)
-            .filter(|c| !c.is_empty())
-            .collect();
-        let (wanted, f, finish, by_slot) = (&wanted, &f, &finish, &by_slot);
-        for_each_part(chunks, |chunk| {
-            let mut near = Neighbourhood::reusing();
-            // The batch holds the results of entries `first..first + len`; `done` their
-            // finished results, each then moved to its slot.
-            let mut batch = vec![S::default(); BATCH];
-            let mut len = 0;
-            let mut done = vec![T::default(); BATCH];
-            let mut first = chunk.start;
-            // Each entry's result starts as a copy of this one (built in place for every
-            // entry, the default was written to the stack in pieces and read back whole, which
-            // stalled each boid: BENCHMARKS.md, round 3, twenty-fourth stop).
-            let blank = S::default();
-            let mut flush = |first: usize, batch: &mut [S]| {
-                let slots = &self.slot[first..first + batch.len()];
-                let done = &mut done[..batch.len()];
-                finish(slots, batch, done);
-                for (&slot, result) in slots.iter().zip(done) {
-                    // SAFETY: `slot` is this entry's alone (see above), and `out` is not
-                    // read until every part is done.
-                    unsafe { by_slot.put(slot as usize, std::mem::take(result)) };
-                }
-            };
-            // The cell of the run's first entry: the last whose entries start at or before it.
-            let c0 = self.start.partition_point(|&s| s as usize <= chunk.start) - 1;
-            for c in c0..cells {
-                let lo = (self.start[c] as usize).max(chunk.start);
-                let hi = (self.start[c + 1] as usize).min(chunk.end);
-                if lo >= chunk.end {
-                    break;
-                }
-                let own = lo..hi;
-                if own.is_empty() {
-                    continue;
-                }
-                let any = own.clone().any(wanted);
-                if any {
-                    self.neighbourhood(c % self.cols, c / self.cols, reach, &mut near);
-                }
-                for e in own {
-                    if len == BATCH {
-                        flush(first, &mut batch);
-                        (first, len) = (e, 0);
-                    }
-                    batch[len].clone_from(&blank);
-                    if any && wanted(e) {
-                        f(e, &near, &mut batch[len]);
-                    }
-                    len += 1;
-                }
-            }
-            flush(first, &mut batch[..len]);
-            near.keep_columns();
-        });
-    }
-}
-
-/// A slice that parallel parts write to, each at indices no other part writes: how
-/// [`Grid::map_by_cell`] (and [`Grid::map_sources_by_cell`]) puts results straight in slot
-/// order from the thread that made them (rather than in cell order, then moved on one thread).
-struct BySlot<T> {
-    ptr: *mut T,
-    len: usize,
-}
-
-// SAFETY: a `BySlot` only hands out writes of `T`s to distinct indices (the caller's promise
-// in `put`), which is sending them to the thread that owns the slice.
-unsafe impl<T: Send> Sync for BySlot<T> {}
-
-impl<T> BySlot<T> {
-    fn new(out: &mut [T]) -> Self {
-        Self {
-            ptr: out.as_mut_ptr(),
-            len: out.len(),
-        }
-    }
-
-    /// Replaces element `i` with `value`.
-    ///
-    /// # Safety
-    /// No other thread reads or writes element `i` while the slice is shared, and the slice
-    /// outlives every call.
-    unsafe fn put(&self, i: usize, value: T) {
-        assert!(i < self.len, "index {i} out of {}", self.len);
-        // SAFETY: in bounds (checked), and element `i` is this caller's alone.
-        unsafe { *self.ptr.add(i) = value };
     }
 }

@@ -1,6 +1,5 @@
 //! The grid's scatter: the boids' rows copied to their entries in cell order when the grid is
-//! rebuilt (`Grid::rebuild_on`), and how the cells are split between threads. No systems live
-//! here.
+//! rebuilt (`Grid::rebuild_on`), a run of entries per thread. No systems live here.
 
 use bevy::prelude::*;
 
@@ -61,21 +60,4 @@ impl<'a> Entries<'a> {
             swarm.index() as f32
         };
     }
-}
-
-/// Cell boundaries `0 = b_0 ≤ … ≤ b_k = cells` of `k` runs of cells with about the same number
-/// of entries each (`start` as [`Grid::start`]; `k` is `parts`, at least 1 and at most the
-/// number of entries): where the cumulative count first reaches each `i/k` of the entries.
-pub(super) fn scatter_bounds(start: &[u32], parts: usize) -> Vec<usize> {
-    let cells = start.len() - 1;
-    let n = start[cells] as usize;
-    let parts = parts.clamp(1, n.max(1));
-    let mut b = vec![0];
-    for i in 1..parts {
-        let want = (n * i / parts) as u32;
-        let c = start.partition_point(|&s| s < want).min(cells);
-        b.push(c.max(*b.last().expect("starts at 0")));
-    }
-    b.push(cells);
-    b
 }

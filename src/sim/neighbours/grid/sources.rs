@@ -5,8 +5,9 @@
 
 use bevy::prelude::*;
 
+use super::by_cell::BySlot;
 use super::span::ceil_usize;
-use super::{BySlot, Grid, Neighbourhood};
+use super::{Grid, Neighbourhood};
 use crate::sim::neighbours::Snapshot;
 use crate::sim::parallel::{for_each_part, map_light_chunks, part_size};
 

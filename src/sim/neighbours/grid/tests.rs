@@ -62,7 +62,12 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
     let fields = |g: &Grid| {
         let bits = |a: &[f32]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         (
-            (g.start.clone(), g.slot.clone(), g.swarm.clone()),
+            (
+                g.start.clone(),
+                g.slot.clone(),
+                g.swarm.clone(),
+                g.entry_of.clone(),
+            ),
             [&g.x, &g.y, &g.vx, &g.vy, &g.swarm_f].map(|a| bits(a)),
         )
     };
@@ -85,6 +90,15 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
                 .filter(|&i| keep.is_none_or(|k| k(i as usize)))
                 .collect();
             assert_eq!(slots, want, "n = {n}: not the kept boids");
+            // Each kept boid's entry is the one that holds it (`map_by_cell` takes a boid's
+            // result from it).
+            assert_eq!(one.entry_of.len(), want.len());
+            for (&entry, &slot) in one.entry_of.iter().zip(&want) {
+                assert_eq!(
+                    one.slot[entry as usize], slot,
+                    "n = {n}: another boid's entry"
+                );
+            }
             if slots.len() == n {
                 let grid = fields(&one);
                 assert!(
@@ -128,22 +142,6 @@ fn the_grid_is_the_same_whatever_the_threads_of_its_scatter() {
             }
         }
     }
-}
-
-#[test]
-fn scatter_runs_cover_every_cell_once_in_order_with_even_entries() {
-    // Cells holding 0, 5, 0, 0, 1, 4 entries (10 in all).
-    let start = [0, 0, 5, 5, 5, 6, 10];
-    for parts in [1, 2, 3, 10, 50] {
-        let b = scatter_bounds(&start, parts);
-        assert_eq!(b.first(), Some(&0));
-        assert_eq!(b.last(), Some(&6));
-        assert!(b.windows(2).all(|w| w[0] <= w[1]), "{b:?}");
-    }
-    // Two runs: the first reaches half the entries (5) at cell 2.
-    assert_eq!(scatter_bounds(&start, 2), vec![0, 2, 6]);
-    // No entries: one run.
-    assert_eq!(scatter_bounds(&[0, 0, 0], 4), vec![0, 2]);
 }
 
 #[test]
@@ -324,12 +322,13 @@ fn a_traversal_gives_every_boid_its_result_however_its_entries_are_split() {
         // result also the slot `finish` was given for it.
         type Seen = Option<(u32, usize)>;
         let kept = (0..n).filter(|&e| wanted(e)).count();
-        let run = |parts: usize| {
+        let run = |parts: usize, stage: bool| {
             let mut out = vec![(u32::MAX, None); n];
             // Every kept entry is seen once, by one part.
             let calls = std::sync::atomic::AtomicUsize::new(0);
             grid.map_by_cell_in(
                 parts,
+                stage,
                 reach,
                 wanted,
                 |e, hood, seen: &mut Seen| {
@@ -347,14 +346,21 @@ fn a_traversal_gives_every_boid_its_result_however_its_entries_are_split() {
             assert_eq!(calls.into_inner(), kept, "n = {n}, {parts} parts: calls");
             out
         };
-        let one = run(1);
+        let one = run(1, false);
         for (i, &(slot, seen)) in one.iter().enumerate() {
             assert_eq!(slot as usize, i, "n = {n}: result in the wrong slot");
             let want = (i % 3 != 1).then(|| (i as u32, grid.candidates(snapshot.pos[i], reach)));
             assert_eq!(seen, want, "n = {n}, slot {i}");
         }
-        for parts in [2, 3, 4, 7, 64, n, n + 5] {
-            assert!(run(parts) == one, "n = {n}, {parts} parts: other results");
+        // Each part's results moved straight to their slots, or staged in entry order first.
+        for parts in [1, 2, 3, 4, 7, 64, n, n + 5] {
+            for stage in [false, true] {
+                let got = run(parts, stage);
+                assert!(
+                    got == one,
+                    "n = {n}, {parts} parts, staged {stage}: other results"
+                );
+            }
         }
     }
 }
