@@ -286,6 +286,16 @@ pub fn zip_runs<A: Send, B: Send>(
     }
 }
 
+/// `0..n` in `parts` runs of about the same length, in order, the empty ones (more parts than
+/// items) left out.
+pub fn even_runs(n: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.max(1);
+    (0..parts)
+        .map(|k| n * k / parts..n * (k + 1) / parts)
+        .filter(|run| !run.is_empty())
+        .collect()
+}
+
 /// Items per part when `n` items are split in [`parts_for`] parts (all `n`, at least 1, for
 /// one part): for loops that cut several slices alike (`chunks(part_size(n))` each).
 pub fn part_size(n: usize) -> usize {

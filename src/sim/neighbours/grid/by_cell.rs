@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::{BATCH, Grid, Neighbourhood, STAGED_MAX};
-use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, parts_for_pairs};
+use crate::sim::parallel::{SERIAL_BELOW, even_runs, fill_runs, for_each_part, parts_for_pairs};
 
 impl Grid {
     /// Maps every boid to a result, cell by cell in parallel, into `out` (one result a boid,
@@ -65,11 +65,7 @@ impl Grid {
         // `entry_of` is indexed by slot.
         assert_eq!(n, self.boids, "map_by_cell needs a grid of every boid");
         assert_eq!(out.len(), n, "map_by_cell writes one result a boid");
-        let parts = parts.max(1);
-        let chunks: Vec<_> = (0..parts)
-            .map(|k| n * k / parts..n * (k + 1) / parts)
-            .filter(|c| !c.is_empty())
-            .collect();
+        let chunks = even_runs(n, parts);
         if chunks.len() <= 1 || !stage {
             let by_slot = BySlot::new(out);
             let (wanted, f, finish, by_slot) = (&wanted, &f, &finish, &by_slot);

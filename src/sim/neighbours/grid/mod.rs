@@ -27,7 +27,7 @@ pub use self::scan::Lanes;
 use self::scatter::{Entries, Rows};
 use self::span::{ceil_usize, cell_within, span};
 use super::Snapshot;
-use crate::sim::parallel::{SERIAL_BELOW, fill_runs, for_each_part, workers};
+use crate::sim::parallel::{SERIAL_BELOW, even_runs, fill_runs, for_each_part, workers};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
 
@@ -313,15 +313,15 @@ impl Grid {
         } else {
             // The scatter: a run of entries of about the same length per thread, each thread
             // writing its own entries (every thread reads every boid's entry and keeps its own).
-            let runs = threads.min(n).max(1);
-            let parts: Vec<_> = (0..runs)
-                .map(|k| (n * k / runs) as u32..(n * (k + 1) / runs) as u32)
+            let parts: Vec<_> = even_runs(n, threads)
+                .into_iter()
                 .map(|run| (run.clone(), entries.split_off(run.len())))
                 .collect();
             for_each_part(parts, |(run, mut own)| {
                 for (k, &entry) in entry_of.iter().enumerate() {
+                    let entry = entry as usize;
                     if run.contains(&entry) {
-                        own.put((entry - run.start) as usize, slot_of(k), &rows);
+                        own.put(entry - run.start, slot_of(k), &rows);
                     }
                 }
             });
