@@ -27,6 +27,7 @@ pub use self::scan::Lanes;
 use self::scatter::{Entries, Rows};
 use self::span::{ceil_usize, cell_within, span};
 use super::Snapshot;
+use crate::sim::lanes::vectorized;
 use crate::sim::parallel::{SERIAL_BELOW, even_runs, fill_runs, for_each_part, workers};
 use crate::sim::space::Space;
 use crate::sim::swarm::Swarm;
@@ -241,10 +242,25 @@ impl Grid {
         entry_of.clear();
         entry_of.resize(n, 0);
         let grid = &*self;
+        // At the CPU's vector width. With every boid kept the positions are read in a row, so
+        // that loop takes eight boids at a time on the AVX-512 path and four on AVX2 (as built
+        // here), two divisions each; every cell is the one a boid at a time gets (a division
+        // is rounded once at any width, and the clamp and the truncation are exact). One at a
+        // time, the loop held about a third of `perf`'s samples of a 1 000-boid rebuild
+        // (BENCHMARKS.md, round 3, thirty-eighth stop).
         let cells_of = |first: usize, part: &mut [u32]| {
-            for (k, c) in part.iter_mut().enumerate() {
-                *c = grid.cell_index_of(snapshot.pos[slot_of(first + k)]) as u32;
-            }
+            vectorized!({
+                if every {
+                    let pos = &snapshot.pos[first..first + part.len()];
+                    for (c, &p) in part.iter_mut().zip(pos) {
+                        *c = grid.cell_index_of(p) as u32;
+                    }
+                } else {
+                    for (k, c) in part.iter_mut().enumerate() {
+                        *c = grid.cell_index_of(snapshot.pos[slot_of(first + k)]) as u32;
+                    }
+                }
+            })
         };
         if threads == 1 {
             cells_of(0, &mut entry_of);

@@ -116,12 +116,15 @@ pub(super) fn floor_within(x: f32, lo: isize, hi: isize) -> isize {
 /// `(q.max(0.0) as usize).min(cells - 1)`: the cell of a quotient `q = coordinate / cell
 /// width` (truncation is `floor` for the non-negative quotients that count), clamped to the
 /// `cells` of an axis (fewer than 2²⁴), for every `q` (NaN and negative ones give 0, +∞ the
-/// last cell). Clamped as a float first, so the conversion needs no saturation.
+/// last cell). Clamped as a float first, so the conversion needs no saturation. It converts to
+/// a signed integer: AVX2 converts eight of those at a time but has no unsigned conversion, so
+/// a loop of these vectorizes there too.
 #[inline]
 pub(super) fn cell_within(q: f32, cells: usize) -> usize {
     let v = q.max(0.0).min((cells - 1) as f32);
-    // SAFETY: `v` is finite and within `0..cells`, well inside `u32` (NaN: `max` gives 0).
-    (unsafe { v.to_int_unchecked::<u32>() }) as usize
+    // SAFETY: `v` is finite, at least 0 and at most `cells − 1` as an f32; an axis has at most
+    // the grid's cell budget (four a boid, or 4 096), far below 2³¹ (NaN: `max` gives 0).
+    (unsafe { v.to_int_unchecked::<i32>() }) as usize
 }
 
 /// `x.ceil() as usize`, without libm's `ceilf`: the truncation, one higher where it dropped a
