@@ -117,8 +117,8 @@ pub(super) fn floor_within(x: f32, lo: isize, hi: isize) -> isize {
 /// width` (truncation is `floor` for the non-negative quotients that count), clamped to the
 /// `cells` of an axis (fewer than 2²⁴), for every `q` (NaN and negative ones give 0, +∞ the
 /// last cell). Clamped as a float first, so the conversion needs no saturation. It converts to
-/// a signed integer: AVX2 converts eight of those at a time but has no unsigned conversion, so
-/// a loop of these vectorizes there too.
+/// a signed integer: AVX2 has no unsigned vector conversion, so there a loop of these converts
+/// in one instruction rather than a sequence that makes up for the sign.
 #[inline]
 pub(super) fn cell_within(q: f32, cells: usize) -> usize {
     let v = q.max(0.0).min((cells - 1) as f32);
