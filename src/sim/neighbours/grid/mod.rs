@@ -246,8 +246,8 @@ impl Grid {
         // that loop takes eight boids at a time on the AVX-512 path and four on AVX2 (as built
         // here), two divisions each; every cell is the one a boid at a time gets (a division
         // is rounded once at any width, and the clamp and the truncation are exact). One at a
-        // time, the loop held about a third of `perf`'s samples of a 1 000-boid rebuild
-        // (BENCHMARKS.md, round 3, thirty-eighth stop).
+        // time, the loop held about 30 % of `Grid::rebuild_on`'s own `perf` samples in a
+        // 1 000-boid rebuild on one thread (BENCHMARKS.md, round 3, thirty-eighth stop).
         let cells_of = |first: usize, part: &mut [u32]| {
             vectorized!({
                 if every {

@@ -122,8 +122,9 @@ pub(super) fn floor_within(x: f32, lo: isize, hi: isize) -> isize {
 #[inline]
 pub(super) fn cell_within(q: f32, cells: usize) -> usize {
     let v = q.max(0.0).min((cells - 1) as f32);
-    // SAFETY: `v` is finite, at least 0 and at most `cells − 1` as an f32; an axis has at most
-    // the grid's cell budget (four a boid, or 4 096), far below 2³¹ (NaN: `max` gives 0).
+    // SAFETY: `v` is finite, at least 0 and at most `cells - 1` as an f32; an axis has at most
+    // the grid's cell budget (four a boid or 4 096, whichever is more), far below 2³¹ (NaN:
+    // `max` gives 0).
     (unsafe { v.to_int_unchecked::<i32>() }) as usize
 }
 
