@@ -49,7 +49,9 @@ pub const LANES: usize = 8;
 /// order), and on the 2-core Xeon of BENCHMARKS.md (round 3, thirty-seventh stop) moving them
 /// cost more on two threads than on one. Staged, they take a second array of results: in
 /// `city.toml` (1.4 million boids) that raised the peak memory by 8 MB, while its step took no
-/// less time. Below [`SERIAL_BELOW`] their cache lines are few, and staging would add a loop.
+/// less time. Below [`SERIAL_BELOW`] their cache lines are few, and staging adds a loop: staged
+/// there too, `matrix/B2_D2.toml` (130 boids) took 636.6 ms against 614.1 (medians of 16 runs;
+/// BENCHMARKS.md, round 3, thirty-eighth stop).
 pub const STAGED_MAX: usize = 1 << 20;
 /// Most entries [`Grid::map_by_cell`] hands its `finish` at once (a multiple of
 /// [`LANES`]).
