@@ -15,6 +15,12 @@ use crate::sim::swarm::Swarm;
 /// Below one source in this many boids, [`EpidemicStep`] queries around each source instead of
 /// traversing every neighbourhood.
 const FEW_SOURCES: usize = 8;
+/// How many sources ahead [`EpidemicStep::query_each`] asks for a source's data: four queries,
+/// over a microsecond, take longer than a load from memory (not tuned further).
+const AHEAD: usize = 4;
+/// At most this many of a query's hits [`EpidemicStep::query_each`] holds before deciding on
+/// them (a contact search has a handful; more are decided this many at a time).
+const HITS_AT_ONCE: usize = 32;
 
 /// `p_step = 1 − (1 − p)^dt`: a per-second probability over a step of `dt` seconds (§5.1).
 #[inline]
@@ -254,7 +260,12 @@ impl EpidemicStep<'_> {
     }
 
     /// The pairs `decides` accepts among the targets within `radius(j)` of each source `j` of
-    /// `sources`, by one query of `index` per source, in parallel.
+    /// `sources`, by one query of `index` per source, in parallel. What the decisions read is
+    /// asked for ahead ([`Snapshot::prefetch`]): the position, id, disease words and swarm of
+    /// the source [`AHEAD`] places on, and the id, disease words and swarm of each of a query's
+    /// hits before any of them is decided on. The sources are a few of the boids, scattered
+    /// over the slots with no pattern the hardware could follow; the hits lie anywhere in the
+    /// snapshot. Hits are decided in the order the query reports them.
     fn query_each(
         &self,
         sources: &[usize],
@@ -264,14 +275,36 @@ impl EpidemicStep<'_> {
         decides: &(impl Fn(usize, usize) -> bool + Sync),
     ) -> Vec<(usize, usize)> {
         let s = self.snapshot;
+        // Some of source `j`'s hits, all of them asked for, then decided on.
+        let decide = |j: usize, hits: &[u32], out: &mut Vec<(usize, usize)>| {
+            for &i in hits {
+                s.prefetch(i as usize, false);
+            }
+            for &i in hits {
+                let i = i as usize;
+                if is_target(i) && decides(i, j) {
+                    out.push((i, j));
+                }
+            }
+        };
         map_chunks(sources.len(), |range| {
             let mut out = Vec::new();
-            for &j in &sources[range] {
+            let mut hits = [0u32; HITS_AT_ONCE];
+            let chunk = &sources[range];
+            for (k, &j) in chunk.iter().enumerate() {
+                if let Some(&next) = chunk.get(k + AHEAD) {
+                    s.prefetch(next, true);
+                }
+                let mut len = 0;
                 index.for_each_within(s.pos[j], radius(j), |i, _| {
-                    if is_target(i) && decides(i, j) {
-                        out.push((i, j));
+                    hits[len] = i as u32;
+                    len += 1;
+                    if len == HITS_AT_ONCE {
+                        decide(j, &hits, &mut out);
+                        len = 0;
                     }
                 });
+                decide(j, &hits[..len], &mut out);
             }
             out
         })

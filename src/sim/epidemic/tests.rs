@@ -459,12 +459,20 @@ fn pairs_are_brute_forces_with_few_sources_or_many() {
     };
     // Two infected in 400 boids: contacts by one query per source (cures by the traversal, a
     // third being doctors); half of them infected: the full traversal; a tenth doctors and a
-    // few infected: cures by one query per doctor on a grid of the infected alone.
-    for (share, every_doctor) in [(0.0, None), (0.5, None), (0.02, Some(10))] {
+    // few infected: cures by one query per doctor on a grid of the infected alone. Last, two
+    // infected in a crowd 30 px across: a query has hundreds of hits, more than `query_each`
+    // holds at once.
+    let cases = [
+        (0.0, None, 150.0),
+        (0.5, None, 150.0),
+        (0.02, Some(10), 150.0),
+        (0.0, None, 15.0),
+    ];
+    for (share, every_doctor, spread) in cases {
         let boids: Vec<_> = (0..400)
             .map(|k| {
                 // Crowded about the seam, so each source has neighbours on both sides of it.
-                let mut coordinate = || (rng.random_range(-150.0..150.0f32) + 1000.0) % 1000.0;
+                let mut coordinate = || (rng.random_range(-spread..spread) + 1000.0) % 1000.0;
                 let pos = Vec2::new(coordinate(), coordinate());
                 let swarm = match every_doctor {
                     None => Swarm::ALL[rng.random_range(0..3)],
