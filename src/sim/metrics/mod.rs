@@ -2,12 +2,14 @@
 //! `sample_every` simulated seconds in `SimSystems::Sample` from the step's snapshot (the state
 //! at the start of the step) and kept for the whole run in `MetricsLog`. Cumulative counters
 //! (dead, born, caught) live in `Tally`, which the modules that kill, bear or catch update. The
-//! measures are pure functions in `structure` and `flocks`; `sample` holds the one list of
-//! them that every output is written from.
+//! measures are pure functions in `structure` and `flocks`; `swarms` works out a sample's from
+//! passes over every boid; `sample` holds the one list of them that every output is written
+//! from.
 
 mod flocks;
 mod sample;
 mod structure;
+mod swarms;
 #[cfg(test)]
 mod tests;
 
@@ -15,9 +17,8 @@ pub use flocks::{flock_counts, flocks, flocks_and_nearest};
 pub use sample::{Cell, GroupSample, Measure, SWARM_MEASURES, Sample, Spread};
 pub use structure::{
     MIN_SHAPED_FLOCK, coefficient_of_variation, coefficient_of_variation_of, cohesion_and_rms,
-    cohesion_and_rms_about, cohesion_and_rms_of, elongation, flock_structure,
-    flock_structure_about, milling, nearest_same_swarm, offsets_from_centre, polarisation,
-    swarm_and_flock_centres,
+    cohesion_and_rms_about, cohesion_and_rms_of, elongation, flock_structure, milling,
+    nearest_same_swarm, offsets_from_centre, polarisation,
 };
 
 use bevy::prelude::*;
@@ -30,6 +31,7 @@ use crate::sim::neighbours::{IndexRef, Neighbours, Snapshot};
 use crate::sim::parallel::map_chunks;
 use crate::sim::schedule::{SimSystems, StepMode};
 use crate::sim::swarm::Swarm;
+use swarms::measure_swarms;
 
 /// Time constant of the smoothed growth rate, s (docs/model.md §8).
 pub const GROWTH_TIME_CONSTANT: f64 = 1.0;
@@ -107,7 +109,6 @@ pub fn measure(
     tally: &Tally,
     growth_rate_per_s: f64,
 ) -> Sample {
-    let space = snapshot.space();
     let (all_flocks, mut nearest) = flocks_and_nearest(index, snapshot, config);
     // Found within the alignment radius with the flock links; searched further, in parallel,
     // only for the few boids with no one of their swarm that close (NaN: alone in its swarm).
@@ -130,48 +131,15 @@ pub fn measure(
         growth_rate_per_s,
         ..default()
     };
-    for swarm in Swarm::ALL {
-        let k = swarm.index();
-        // The swarm's slots in order, read where needed rather than kept in a list (a list of
-        // every boid's slot would be the sample's largest array).
-        let slots = || (0..snapshot.len()).filter(move |&i| snapshot.swarm[i] == swarm);
-        let g = &mut sample.swarms[k];
+    for (k, g) in sample.swarms.iter_mut().enumerate() {
         let c = counts[k];
         (g.alive, g.susceptible, g.infected, g.recovered) =
             (c.alive, c.susceptible, c.infected, c.recovered);
         g.dead = tally.dead[k];
         g.born = tally.born[k];
         g.caught = tally.caught[k];
-        let members = slots().count();
-        if members == 0 {
-            continue;
-        }
-        g.polarisation = polarisation(slots().map(|i| snapshot.vel[i]));
-        let flocks = &all_flocks[k];
-        // Each boid's sines and cosines once, for its swarm's centroid and its flock's.
-        let (centre, centres) = swarm_and_flock_centres(snapshot, slots(), flocks);
-        (g.cohesion_px, g.rms_separation_px) =
-            cohesion_and_rms_about(&space, centre, slots().map(|i| snapshot.pos[i]));
-        // The nearest distances in slot order, as found (f32: the same sums as before).
-        let nn = || {
-            slots()
-                .map(|i| nearest[i])
-                .filter(|d| !d.is_nan())
-                .map(f64::from)
-        };
-        let found = nn().count();
-        g.nearest_neighbour_px = (found > 0).then(|| nn().sum::<f64>() / found as f64);
-        g.nn_cv = coefficient_of_variation_of(nn());
-        g.flocks = Some(all_flocks[k].len() as u64);
-        (g.largest_flock_frac, g.milling, g.elongation) =
-            flock_structure_about(snapshot, flocks, &centres);
-        g.mean_speed_px_s = Some(
-            slots()
-                .map(|i| snapshot.vel[i].length() as f64)
-                .sum::<f64>()
-                / members as f64,
-        );
     }
+    measure_swarms(snapshot, &all_flocks, &nearest, &mut sample.swarms);
     let o = &mut sample.overall;
     for g in &sample.swarms {
         o.alive += g.alive;

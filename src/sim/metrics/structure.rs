@@ -1,22 +1,71 @@
 //! The flocking and structure measures of docs/model.md §8 as pure functions over positions
 //! and velocities: polarisation, cohesion and RMS separation, nearest neighbours, and each
-//! flock's milling and elongation (the flocks themselves are found in `flocks`). No systems
-//! live here.
+//! flock's milling and elongation (the flocks themselves are found in `flocks`). Each function
+//! adds its terms to running sums (`Summed`, `Distances`, `Milling`, `Gyration`); a sample's
+//! passes over every boid (`swarms`) add the same terms to the same sums. No systems live here.
+
+use std::ops::AddAssign;
 
 use bevy::prelude::*;
 
 use crate::sim::math::unit;
 use crate::sim::neighbours::{NeighbourIndex, Snapshot};
-use crate::sim::space::{CentroidSums, Space};
+use crate::sim::space::Space;
 
 /// `|Σ unit(v_i)| / N` (0 = disorder, 1 = aligned); `None` without boids.
 pub fn polarisation(velocities: impl IntoIterator<Item = Vec2>) -> Option<f64> {
-    let (mut sum, mut n) = (Vec2::ZERO, 0usize);
+    let mut headings = Summed::default();
     for v in velocities {
-        sum += unit(v);
-        n += 1;
+        headings.add(unit(v));
     }
-    (n > 0).then(|| sum.length() as f64 / n as f64)
+    headings.polarisation()
+}
+
+/// Values added in order: their sum and how many. The running sums of [`polarisation`] (the
+/// unit velocities), of a [`Centring`] (the displacements from the centroid) and of a mean and
+/// [`coefficient_of_variation`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Summed<T> {
+    sum: T,
+    n: usize,
+}
+
+impl<T: AddAssign> Summed<T> {
+    /// Adds one value.
+    #[inline]
+    pub(super) fn add(&mut self, x: T) {
+        self.sum += x;
+        self.n += 1;
+    }
+}
+
+impl Summed<Vec2> {
+    /// [`polarisation`] of the unit velocities added.
+    pub(super) fn polarisation(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum.length() as f64 / self.n as f64)
+    }
+}
+
+impl Summed<f64> {
+    /// The mean; `None` without values.
+    pub(super) fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+
+    /// Standard deviation (population) over mean, given the sum of the values' squared
+    /// deviations from their mean (`(x − mean).powi(2)`, added in the same order); `None` for
+    /// fewer than two values or a mean of zero or less.
+    pub(super) fn coefficient_of_variation(&self, squares: f64) -> Option<f64> {
+        if self.n < 2 {
+            return None;
+        }
+        let n = self.n as f64;
+        let mean = self.sum / n;
+        if mean <= 0.0 {
+            return None;
+        }
+        Some((squares / n).sqrt() / mean)
+    }
 }
 
 /// Cohesion (mean distance to the centroid) and rms separation `sqrt(2Σ|p − c|²/(N − 1))`,
@@ -25,8 +74,8 @@ pub fn cohesion_and_rms(space: &Space, points: &[Vec2]) -> (Option<f64>, Option<
     cohesion_and_rms_of(space, points.iter().copied())
 }
 
-/// [`cohesion_and_rms`] of the points an iterator gives (read twice, in order), so a sample
-/// measures a swarm without a copy of its points.
+/// [`cohesion_and_rms`] of the points an iterator gives (read twice, in order), with no copy of
+/// them.
 pub fn cohesion_and_rms_of(
     space: &Space,
     points: impl Iterator<Item = Vec2> + Clone,
@@ -34,8 +83,7 @@ pub fn cohesion_and_rms_of(
     cohesion_and_rms_about(space, space.centroid(points.clone()), points)
 }
 
-/// [`cohesion_and_rms_of`] given the points' centroid (`None`: there are none), worked out by
-/// the caller (see [`Space::centroid_term`]).
+/// [`cohesion_and_rms_of`] given the points' centroid (`None`: there are none).
 pub fn cohesion_and_rms_about(
     space: &Space,
     centroid: Option<Vec2>,
@@ -44,16 +92,37 @@ pub fn cohesion_and_rms_about(
     let Some(c) = centroid else {
         return (None, None);
     };
-    let (mut sum, mut sum2, mut count) = (0.0f64, 0.0f64, 0usize);
+    let mut distances = Distances::default();
     for p in points {
-        let d = space.displacement(c, p).length() as f64;
-        sum += d;
-        sum2 += d * d;
-        count += 1;
+        distances.add(space.displacement(c, p).length() as f64);
     }
-    let n = count as f64;
-    let rms = (count > 1).then(|| (2.0 * sum2 / (n - 1.0)).sqrt());
-    (Some(sum / n), rms)
+    distances.cohesion_and_rms()
+}
+
+/// The running sums of [`cohesion_and_rms`]: each point's distance from the centroid, added in
+/// order.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Distances {
+    sum: f64,
+    sum2: f64,
+    count: usize,
+}
+
+impl Distances {
+    /// Adds one point's distance from the centroid, px.
+    #[inline]
+    pub(super) fn add(&mut self, d: f64) {
+        self.sum += d;
+        self.sum2 += d * d;
+        self.count += 1;
+    }
+
+    /// The cohesion and rms separation of the distances added.
+    pub(super) fn cohesion_and_rms(&self) -> (Option<f64>, Option<f64>) {
+        let n = self.count as f64;
+        let rms = (self.count > 1).then(|| (2.0 * self.sum2 / (n - 1.0)).sqrt());
+        (Some(self.sum / n), rms)
+    }
 }
 
 /// Distance from slot `i` to the nearest other boid of the same swarm, searching outward from
@@ -111,19 +180,18 @@ pub fn coefficient_of_variation<X: Copy + Into<f64>>(xs: &[X]) -> Option<f64> {
     coefficient_of_variation_of(xs.iter().map(|&x| x.into()))
 }
 
-/// [`coefficient_of_variation`] of the values an iterator gives (read three times, in order).
+/// [`coefficient_of_variation`] of the values an iterator gives (read twice, in order).
 pub fn coefficient_of_variation_of(xs: impl Iterator<Item = f64> + Clone) -> Option<f64> {
-    let n = xs.clone().count();
-    if n < 2 {
-        return None;
+    let mut sums = Summed::default();
+    for x in xs.clone() {
+        sums.add(x);
     }
-    let n = n as f64;
-    let mean = xs.clone().sum::<f64>() / n;
-    if mean <= 0.0 {
-        return None;
+    let mean = sums.mean()?;
+    let mut squares = 0.0;
+    for x in xs {
+        squares += (x - mean).powi(2);
     }
-    let var = xs.map(|x| (x - mean).powi(2)).sum::<f64>() / n;
-    Some(var.sqrt() / mean)
+    sums.coefficient_of_variation(squares)
 }
 
 /// Offsets of a flock's members from its centre: the torus centroid (circular mean per axis,
@@ -139,7 +207,7 @@ pub fn offsets_from_centre(space: &Space, points: &[Vec2]) -> Vec<Vec2> {
 /// points is worked out when asked for, with the same operations as the list's: no copy of a
 /// flock is kept.
 #[derive(Clone, Copy)]
-struct Centring {
+pub(super) struct Centring {
     space: Space,
     centre: Vec2,
     mean: Vec2,
@@ -148,27 +216,26 @@ struct Centring {
 impl Centring {
     /// From the points an iterator gives (read twice, in order); `None` without points.
     fn of(space: &Space, points: impl Iterator<Item = Vec2> + Clone) -> Option<Self> {
-        Self::about(space, space.centroid(points.clone())?, points)
+        let centre = space.centroid(points.clone())?;
+        let mut offsets = Summed::default();
+        for p in points {
+            offsets.add(space.displacement(centre, p));
+        }
+        Some(Self::new(space, centre, &offsets))
     }
 
-    /// From the points' centroid, worked out by the caller, and the points; `None` without
-    /// points.
-    fn about(space: &Space, centre: Vec2, points: impl Iterator<Item = Vec2>) -> Option<Self> {
-        let (mut sum, mut count) = (Vec2::ZERO, 0usize);
-        for p in points {
-            sum += space.displacement(centre, p);
-            count += 1;
-        }
-        let (space, mean) = (*space, sum / count as f32);
-        Some(Self {
-            space,
+    /// From the points' centroid and their displacements from it.
+    pub(super) fn new(space: &Space, centre: Vec2, offsets: &Summed<Vec2>) -> Self {
+        Self {
+            space: *space,
             centre,
-            mean,
-        })
+            mean: offsets.sum / offsets.n as f32,
+        }
     }
 
     /// The offset of `p` from the centre.
-    fn offset(&self, p: Vec2) -> Vec2 {
+    #[inline]
+    pub(super) fn offset(&self, p: Vec2) -> Vec2 {
         self.space.displacement(self.centre, p) - self.mean
     }
 }
@@ -177,45 +244,83 @@ impl Centring {
 /// from the flock's centre — 1 when every boid circles the centre the same way, 0 for translation.
 /// `None` when undefined (every boid at the centre or at rest).
 pub fn milling(offsets: &[Vec2], velocities: &[Vec2]) -> Option<f64> {
-    milling_of(offsets.iter().copied().zip(velocities.iter().copied()))
+    let mut sums = Milling::default();
+    for (&r, &v) in offsets.iter().zip(velocities) {
+        sums.add(Milling::terms(r, v));
+    }
+    sums.milling()
 }
 
-/// [`milling`] of the (offset, velocity) pairs an iterator gives.
-fn milling_of(members: impl Iterator<Item = (Vec2, Vec2)>) -> Option<f64> {
-    let (mut torque, mut norm) = (0.0f64, 0.0f64);
-    for (r, v) in members {
-        torque += r.perp_dot(v) as f64;
-        norm += (r.length() * v.length()) as f64;
+/// The running sums of [`milling`], added in order.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Milling {
+    torque: f64,
+    norm: f64,
+}
+
+impl Milling {
+    /// What a boid at offset `r` moving at `v` adds: its torque and its norm.
+    #[inline]
+    pub(super) fn terms(r: Vec2, v: Vec2) -> [f64; 2] {
+        [r.perp_dot(v) as f64, (r.length() * v.length()) as f64]
     }
-    (norm > 0.0).then(|| torque.abs() / norm)
+
+    /// Adds one boid's [`Milling::terms`].
+    #[inline]
+    pub(super) fn add(&mut self, [torque, norm]: [f64; 2]) {
+        self.torque += torque;
+        self.norm += norm;
+    }
+
+    /// [`milling`] of the boids added.
+    pub(super) fn milling(&self) -> Option<f64> {
+        (self.norm > 0.0).then(|| self.torque.abs() / self.norm)
+    }
 }
 
 /// Elongation of a flock (docs/model.md §8): `1 − λ₂/λ₁` of the gyration tensor `Σ r rᵀ / N` of the
 /// offsets from its centre — 0 for a round flock, → 1 for a line. `None` if all coincide.
 pub fn elongation(offsets: &[Vec2]) -> Option<f64> {
-    elongation_of(offsets.iter().copied())
+    let mut gyration = Gyration::default();
+    for &r in offsets {
+        gyration.add(r);
+    }
+    gyration.elongation()
 }
 
-/// [`elongation`] of the offsets an iterator gives.
-fn elongation_of(offsets: impl Iterator<Item = Vec2>) -> Option<f64> {
-    let (mut xx, mut xy, mut yy, mut count) = (0.0f64, 0.0f64, 0.0f64, 0usize);
-    for r in offsets {
+/// The running sums of [`elongation`]: the gyration tensor of the offsets added, in order.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Gyration {
+    xx: f64,
+    xy: f64,
+    yy: f64,
+    count: usize,
+}
+
+impl Gyration {
+    /// Adds one offset from the centre.
+    #[inline]
+    pub(super) fn add(&mut self, r: Vec2) {
         let (x, y) = (r.x as f64, r.y as f64);
-        xx += x * x;
-        xy += x * y;
-        yy += y * y;
-        count += 1;
+        self.xx += x * x;
+        self.xy += x * y;
+        self.yy += y * y;
+        self.count += 1;
     }
-    if count == 0 {
-        return None;
+
+    /// [`elongation`] of the offsets added.
+    pub(super) fn elongation(&self) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        let n = self.count as f64;
+        let (xx, xy, yy) = (self.xx / n, self.xy / n, self.yy / n);
+        // Eigenvalues of the symmetric 2 × 2 tensor.
+        let mid = 0.5 * (xx + yy);
+        let half_gap = (0.25 * (xx - yy).powi(2) + xy * xy).sqrt();
+        let (l1, l2) = (mid + half_gap, (mid - half_gap).max(0.0));
+        (l1 > 0.0).then(|| 1.0 - l2 / l1)
     }
-    let n = count as f64;
-    let (xx, xy, yy) = (xx / n, xy / n, yy / n);
-    // Eigenvalues of the symmetric 2 × 2 tensor.
-    let mid = 0.5 * (xx + yy);
-    let half_gap = (0.25 * (xx - yy).powi(2) + xy * xy).sqrt();
-    let (l1, l2) = (mid + half_gap, (mid - half_gap).max(0.0));
-    (l1 > 0.0).then(|| 1.0 - l2 / l1)
 }
 
 /// Flocks of at least this many boids count for milling and elongation (two boids always
@@ -229,105 +334,62 @@ pub fn flock_structure(
     snapshot: &Snapshot,
     flocks: &[Vec<u32>],
 ) -> (Option<f64>, Option<f64>, Option<f64>) {
-    let space = snapshot.space();
-    let centres: Vec<Option<Vec2>> = flocks
-        .iter()
-        .map(|f| {
-            (f.len() >= MIN_SHAPED_FLOCK)
-                .then(|| space.centroid(f.iter().map(|&i| snapshot.pos[i as usize])))
-                .flatten()
-        })
-        .collect();
-    flock_structure_about(snapshot, flocks, &centres)
-}
-
-/// The centroid of a swarm's boids (`slots`, its slots in ascending order) and of each of its
-/// `flocks` of at least [`MIN_SHAPED_FLOCK`] boids (by flock; `None` for the others), from one
-/// pass over the boids: each boid's centroid term (on a torus its sines and cosines) is worked
-/// out once and added to its swarm's sums and its flock's, in slot order, which is the order
-/// [`Space::centroid`] of each would add them in, so the centroids are its to the bit.
-pub fn swarm_and_flock_centres(
-    snapshot: &Snapshot,
-    slots: impl Iterator<Item = usize>,
-    flocks: &[Vec<u32>],
-) -> (Option<Vec2>, Vec<Option<Vec2>>) {
-    let space = snapshot.space();
-    // The flocks measured, numbered, and the number of each boid's (u32::MAX: none).
-    let shaped: Vec<usize> = (0..flocks.len())
-        .filter(|&f| flocks[f].len() >= MIN_SHAPED_FLOCK)
-        .collect();
-    let mut shaped_of = vec![u32::MAX; snapshot.len()];
-    for (c, &f) in shaped.iter().enumerate() {
-        for &i in &flocks[f] {
-            shaped_of[i as usize] = c as u32;
-        }
-    }
-    let mut swarm_sums = CentroidSums::default();
-    let mut flock_sums = vec![CentroidSums::default(); shaped.len()];
-    for i in slots {
-        let term = space.centroid_term(snapshot.pos[i]);
-        swarm_sums.add(&term);
-        if let Some(sums) = flock_sums.get_mut(shaped_of[i] as usize) {
-            sums.add(&term);
-        }
-    }
-    let mut centres = vec![None; flocks.len()];
-    for (&f, sums) in shaped.iter().zip(&flock_sums) {
-        centres[f] = space.centroid_of(sums);
-    }
-    (space.centroid_of(&swarm_sums), centres)
-}
-
-/// [`flock_structure`] given the centroid of each flock of at least [`MIN_SHAPED_FLOCK`]
-/// (`centres[k]` of `flocks[k]`; the others' are not read), worked out by the caller (see
-/// [`Space::centroid_term`]).
-pub fn flock_structure_about(
-    snapshot: &Snapshot,
-    flocks: &[Vec<u32>],
-    centres: &[Option<Vec2>],
-) -> (Option<f64>, Option<f64>, Option<f64>) {
-    let alive: usize = flocks.iter().map(Vec::len).sum();
-    // The largest flock; ties go to the one with the lowest slot (the earlier one).
-    let Some((largest, _)) = flocks
-        .iter()
-        .enumerate()
-        .reduce(|best, f| if f.1.len() > best.1.len() { f } else { best })
-    else {
+    let Some(largest) = largest_flock(flocks) else {
         return (None, None, None);
     };
-    // Each flock's offsets are worked out from the snapshot as they are read: no copy of a
-    // flock's points, velocities or offsets (the largest can hold most of a swarm).
     let space = snapshot.space();
-    let centring = |k: usize| {
-        let points = flocks[k].iter().map(|&i| snapshot.pos[i as usize]);
-        centres[k].and_then(|c| Centring::about(&space, c, points))
-    };
-    let (mut weighted, mut weight) = (0.0f64, 0.0f64);
-    // The largest flock's centring, kept from the loop for its elongation.
-    let mut largest_centring = None;
+    let (mut milling, mut shape) = (Vec::new(), None);
     for (k, f) in flocks.iter().enumerate() {
         if f.len() < MIN_SHAPED_FLOCK {
             continue;
         }
-        let Some(c) = centring(k) else { continue };
-        if k == largest {
-            largest_centring = Some(c);
+        let points = f.iter().map(|&i| snapshot.pos[i as usize]);
+        let c = Centring::of(&space, points).expect("a shaped flock has boids");
+        let (mut sums, mut gyration) = (Milling::default(), Gyration::default());
+        for &i in f {
+            let r = c.offset(snapshot.pos[i as usize]);
+            sums.add(Milling::terms(r, snapshot.vel[i as usize]));
+            if k == largest {
+                gyration.add(r);
+            }
         }
-        if let Some(m) = milling_of(
-            f.iter()
-                .map(|&i| (c.offset(snapshot.pos[i as usize]), snapshot.vel[i as usize])),
-        ) {
+        milling.push(sums);
+        if k == largest {
+            shape = gyration.elongation();
+        }
+    }
+    structure_of(flocks, largest, &milling, shape)
+}
+
+/// The largest of a swarm's flocks; ties go to the one with the lowest slot (the earlier one).
+pub(super) fn largest_flock(flocks: &[Vec<u32>]) -> Option<usize> {
+    (0..flocks.len()).reduce(|best, k| {
+        if flocks[k].len() > flocks[best].len() {
+            k
+        } else {
+            best
+        }
+    })
+}
+
+/// [`flock_structure`]'s measures from `largest` ([`largest_flock`]), the [`Milling`] sums of
+/// each flock of at least [`MIN_SHAPED_FLOCK`] boids (in the flocks' order) and the largest
+/// flock's elongation.
+pub(super) fn structure_of(
+    flocks: &[Vec<u32>],
+    largest: usize,
+    milling: &[Milling],
+    shape: Option<f64>,
+) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let alive: usize = flocks.iter().map(Vec::len).sum();
+    let shaped = flocks.iter().filter(|f| f.len() >= MIN_SHAPED_FLOCK);
+    let (mut weighted, mut weight) = (0.0f64, 0.0f64);
+    for (f, sums) in shaped.zip(milling) {
+        if let Some(m) = sums.milling() {
             weighted += m * f.len() as f64;
             weight += f.len() as f64;
         }
     }
-    let shape = largest_centring.and_then(|c| {
-        elongation_of(
-            flocks[largest]
-                .iter()
-                .map(|&i| c.offset(snapshot.pos[i as usize])),
-        )
-    });
     (
         Some(flocks[largest].len() as f64 / alive as f64),
         (weight > 0.0).then(|| weighted / weight),

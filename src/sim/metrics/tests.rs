@@ -158,55 +158,99 @@ fn the_grid_s_lanes_find_the_flocks_and_nearest_of_boids_at_one_point_on_one_row
 }
 
 #[test]
-fn a_sample_s_one_pass_centroids_give_each_measure_s_own_bits() {
-    // `measure` works out each boid's centroid term (its sines and cosines on a torus) once,
-    // for its swarm's centroid and its flock's; the cohesion, rms separation and flock
-    // structure it reports are the measures' own, worked out one by one, to the bit. Dense
-    // enough for flocks of every size, on a torus and between walls.
-    for boundary in [Boundary::Wrap, Boundary::Bounce] {
-        let space = Space {
-            boundary,
-            ..Space::torus(500.0, 300.0)
-        };
-        let s = crate::sim::neighbours::test_support::random_snapshot(space, 400, 29);
-        let b = AllBackends::new(s, 50.0);
-        let (s, idx, config) = (&b.snapshot, b.get(IndexKind::Grid), SimConfig::default());
-        let sample = measure(0.0, s, &idx, &config, &Tally::default(), 0.0);
-        let all_flocks = flocks(&idx, s, &config);
-        let bits = |x: Option<f64>| x.map(f64::to_bits);
-        let mut shaped = 0;
-        for swarm in Swarm::ALL {
-            let k = swarm.index();
-            let g = &sample.swarms[k];
-            let points: Vec<Vec2> = (0..s.len())
-                .filter(|&i| s.swarm[i] == swarm)
-                .map(|i| s.pos[i])
-                .collect();
-            let (coh, rms) = cohesion_and_rms(&space, &points);
-            assert_eq!(bits(g.cohesion_px), bits(coh), "{boundary:?} {swarm:?}");
-            assert_eq!(
-                bits(g.rms_separation_px),
-                bits(rms),
-                "{boundary:?} {swarm:?}"
-            );
-            let (frac, mill, elong) = flock_structure(s, &all_flocks[k]);
-            assert_eq!(
-                bits(g.largest_flock_frac),
-                bits(frac),
-                "{boundary:?} {swarm:?}"
-            );
-            assert_eq!(bits(g.milling), bits(mill), "{boundary:?} {swarm:?}");
-            assert_eq!(bits(g.elongation), bits(elong), "{boundary:?} {swarm:?}");
-            shaped += all_flocks[k]
-                .iter()
-                .filter(|f| f.len() >= MIN_SHAPED_FLOCK)
-                .count();
+fn a_sample_s_passes_over_every_boid_give_each_measure_s_own_bits() {
+    // `measure` works out every boid's terms in parallel, blocks of slots at a time, and adds
+    // them in slot order to its swarm's sums and its flock's; each measure it reports is the
+    // measure's own function over that swarm (or flock) alone, to the bit. Dense enough for
+    // flocks of every size, on a torus and between walls, in one block and in several.
+    for (n, width, height) in [(400, 500.0, 300.0), (9_000, 2_500.0, 1_350.0)] {
+        for boundary in [Boundary::Wrap, Boundary::Bounce] {
+            let space = Space {
+                boundary,
+                ..Space::torus(width, height)
+            };
+            let s = crate::sim::neighbours::test_support::random_snapshot(space, n, 29);
+            let at = format!("{n} {boundary:?}");
+            let wanted = assert_measures_are_their_functions_own(s, &at);
+            let defined = wanted.iter().flatten().filter(|x| x.is_some()).count();
+            assert_eq!(defined, 30, "{at}: every measure of every swarm defined");
         }
-        assert!(
-            shaped >= 3,
-            "{boundary:?}: {shaped} flocks of three or more"
-        );
     }
+    // Normal boids in a ring (a shaped flock), Doctors in pairs far apart (flocks, none
+    // shaped), no Antivax boids.
+    let mut pts: Vec<(Vec2, Vec2, Swarm)> = ring(Vec2::new(300.0, 300.0), 40.0, 12, |d| d.perp())
+        .into_iter()
+        .map(|(p, v)| (p, v * 50.0, Swarm::Normal))
+        .collect();
+    for k in 0..4 {
+        let p = Vec2::new(100.0 + 200.0 * k as f32, 800.0);
+        pts.push((p, Vec2::X * 30.0, Swarm::Doctor));
+        pts.push((p + Vec2::new(10.0, 5.0), Vec2::Y * 20.0, Swarm::Doctor));
+    }
+    let wanted = assert_measures_are_their_functions_own(
+        snapshot(Space::torus(1000.0, 1000.0), &pts),
+        "hand-made",
+    );
+    let [normal, doctor, antivax] = wanted.map(|w| w.map(|x| x.is_some()));
+    assert!(normal.iter().all(|&d| d), "{normal:?}");
+    // The Doctors' milling and elongation are undefined (no flock of three), the rest not.
+    assert_eq!(doctor.iter().filter(|&&d| !d).count(), 2, "{doctor:?}");
+    assert!(antivax.iter().all(|&d| !d), "{antivax:?}");
+}
+
+/// Asserts that each swarm's measures in a sample of `s` (grid index, default config) are,
+/// to the bit, their own functions' over that swarm alone; returns those, by swarm, in the
+/// order polarisation, cohesion, rms separation, nearest-neighbour mean and coefficient of
+/// variation, flocks, largest flock's share, milling, elongation, mean speed.
+fn assert_measures_are_their_functions_own(s: Snapshot, at: &str) -> [[Option<f64>; 10]; 3] {
+    let b = AllBackends::new(s, 50.0);
+    let (s, idx, config) = (&b.snapshot, b.get(IndexKind::Grid), SimConfig::default());
+    let sample = measure(0.0, s, &idx, &config, &Tally::default(), 0.0);
+    let all_flocks = flocks(&idx, s, &config);
+    let bits = |x: Option<f64>| x.map(f64::to_bits);
+    Swarm::ALL.map(|swarm| {
+        let k = swarm.index();
+        let slots: Vec<usize> = (0..s.len()).filter(|&i| s.swarm[i] == swarm).collect();
+        let points: Vec<Vec2> = slots.iter().map(|&i| s.pos[i]).collect();
+        let velocities = slots.iter().map(|&i| s.vel[i]);
+        let radius = config.swarms.get(swarm).alignment_radius;
+        let nearest: Vec<f64> = slots
+            .iter()
+            .filter_map(|&i| nearest_same_swarm(&idx, s, i, radius))
+            .map(f64::from)
+            .collect();
+        let (coh, rms) = cohesion_and_rms(&s.space(), &points);
+        let (frac, mill, elong) = flock_structure(s, &all_flocks[k]);
+        let speed = velocities.clone().map(|v| v.length() as f64).sum::<f64>();
+        let members = (!slots.is_empty()).then_some(slots.len() as f64);
+        let want = [
+            polarisation(velocities),
+            coh,
+            rms,
+            (!nearest.is_empty()).then(|| nearest.iter().sum::<f64>() / nearest.len() as f64),
+            coefficient_of_variation(&nearest),
+            members.map(|_| all_flocks[k].len() as f64),
+            frac,
+            mill,
+            elong,
+            members.map(|m| speed / m),
+        ];
+        let g = &sample.swarms[k];
+        let got = [
+            g.polarisation,
+            g.cohesion_px,
+            g.rms_separation_px,
+            g.nearest_neighbour_px,
+            g.nn_cv,
+            g.flocks.map(|f| f as f64),
+            g.largest_flock_frac,
+            g.milling,
+            g.elongation,
+            g.mean_speed_px_s,
+        ];
+        assert_eq!(got.map(bits), want.map(bits), "{at} {swarm:?}");
+        want
+    })
 }
 
 #[test]
