@@ -2,9 +2,9 @@
 //! `sample_every` simulated seconds in `SimSystems::Sample` from the step's snapshot (the state
 //! at the start of the step) and kept for the whole run in `MetricsLog`. Cumulative counters
 //! (dead, born, caught) live in `Tally`, which the modules that kill, bear or catch update. The
-//! measures are pure functions in `structure` and `flocks`; `swarms` works out a sample's from
-//! passes over every boid; `sample` holds the one list of them that every output is written
-//! from.
+//! measures are pure functions in `structure` and `flocks`; `swarms` works out a sample's
+//! per-swarm measures in three passes over every boid; `sample` holds the one list of them
+//! that every output is written from.
 
 mod flocks;
 mod sample;

@@ -1,11 +1,12 @@
 //! A sample's per-swarm flocking measures (docs/model.md §8) from three passes over every boid
-//! in slot order, rather than a dozen over each swarm's: each boid's terms (its heading and
+//! in slot order, rather than about ten for each swarm: each boid's terms (its heading and
 //! speed, its centroid term — sines and cosines on a torus —, then its distances and offsets)
 //! are worked out in parallel, a block of slots at a time, and added on the calling thread, in
-//! slot order, to its swarm's running sums and its flock's. These are `structure`'s sums, which
-//! each measure's own function adds the same terms to, so each swarm's and each flock's sums get
-//! the same terms in the same order as that function over the swarm or the flock alone: the
-//! figures are the functions' own, to the bit, on any number of threads. No systems live here.
+//! slot order, to its swarm's running sums and its flock's. These are `structure`'s and
+//! `space`'s sums, which each measure's own function adds the same terms to, so each swarm's
+//! and each flock's sums get the same terms in the same order as that function over the swarm
+//! or the flock alone: the figures are the functions' own, to the bit, on any number of
+//! threads. No systems live here.
 
 use bevy::prelude::*;
 
@@ -18,15 +19,16 @@ use crate::sim::neighbours::Snapshot;
 use crate::sim::parallel::{SERIAL_BELOW, fill};
 use crate::sim::space::CentroidSums;
 
-/// Slots whose terms are held at once: at most about 60 bytes a slot, so a quarter of a
-/// megabyte however many boids there are (a city's sample is its peak of memory).
+/// Slots whose terms are held at once: at most 56 bytes a slot (the first pass's), so about
+/// 0.23 MB however many boids there are (a city's sample is its peak of memory).
 const BLOCK: usize = 4096;
 
 /// A boid's flock number where it is in no flock of at least [`MIN_SHAPED_FLOCK`].
 const UNSHAPED: u32 = u32::MAX;
 
 /// Hands `add` every slot of `0..n` with its `term`, in slot order; the terms are worked out
-/// in parallel, a [`BLOCK`] at a time, into one buffer.
+/// in parallel, a [`BLOCK`] at a time (on the calling thread for a block of fewer than
+/// [`SERIAL_BELOW`] slots), into one buffer.
 fn in_slot_order<T: Copy + Default + Send + 'static>(
     n: usize,
     term: impl Fn(usize) -> T + Sync,
