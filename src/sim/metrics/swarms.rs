@@ -16,7 +16,7 @@ use super::structure::{
 };
 use crate::sim::math::unit;
 use crate::sim::neighbours::Snapshot;
-use crate::sim::parallel::{SERIAL_BELOW, fill};
+use crate::sim::parallel::fill_light;
 use crate::sim::space::CentroidSums;
 
 /// Slots whose terms are held at once: at most 56 bytes a slot (the first pass's), so about
@@ -27,8 +27,8 @@ const BLOCK: usize = 4096;
 const UNSHAPED: u32 = u32::MAX;
 
 /// Hands `add` every slot of `0..n` with its `term`, in slot order; the terms are worked out
-/// in parallel, a [`BLOCK`] at a time (on the calling thread for a block of fewer than
-/// [`SERIAL_BELOW`] slots), into one buffer.
+/// in parallel, a [`BLOCK`] at a time, into one buffer ([`fill_light`]: on the calling
+/// thread for a block of fewer than 2 048 slots).
 fn in_slot_order<T: Copy + Default + Send + 'static>(
     n: usize,
     term: impl Fn(usize) -> T + Sync,
@@ -37,14 +37,7 @@ fn in_slot_order<T: Copy + Default + Send + 'static>(
     let mut terms = vec![T::default(); BLOCK.min(n)];
     for start in (0..n).step_by(BLOCK) {
         let block = &mut terms[..BLOCK.min(n - start)];
-        if block.len() < SERIAL_BELOW {
-            block
-                .iter_mut()
-                .enumerate()
-                .for_each(|(k, t)| *t = term(start + k));
-        } else {
-            fill(block, |k| term(start + k));
-        }
+        fill_light(block, |k| term(start + k));
         for (k, &t) in block.iter().enumerate() {
             add(start + k, t);
         }

@@ -248,6 +248,18 @@ pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
     });
 }
 
+/// [`fill`] for work of tens of nanoseconds per item: on the calling thread below
+/// [`SERIAL_BELOW`] items, as [`map_light_chunks`].
+pub fn fill_light<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+    if out.len() < SERIAL_BELOW {
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = f(i);
+        }
+    } else {
+        fill(out, f);
+    }
+}
+
 /// Calls `f(first, part)` on consecutive parts of `out` in parallel, `first` being the index
 /// of the part's first item; every part but the last is a whole number of `run` items (so a
 /// caller that works `run` items at a time never straddles two parts).
