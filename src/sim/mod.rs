@@ -28,6 +28,7 @@ pub mod stats;
 pub mod steering;
 pub mod swarm;
 pub mod transmission;
+pub mod trig;
 
 use bevy::prelude::*;
 

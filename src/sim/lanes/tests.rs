@@ -139,6 +139,19 @@ fn counts_add_one_where_a_mask_is_set_on_every_path() {
 }
 
 #[test]
+fn sines_and_cosines_are_libm_s_on_every_path() {
+    use crate::sim::trig::{sincos8, tests::*};
+    let mut angles = bound_angles();
+    angles.extend(position_angles(4099));
+    let _switching = SWITCHING.lock().unwrap_or_else(|e| e.into_inner());
+    for p in PATHS.into_iter().filter(|p| p.supported()) {
+        CHOSEN.store(p.code(), Ordering::Relaxed);
+        assert_libm_s(&angles, |x| vectorized!({ sincos8(x) }).into());
+    }
+    CHOSEN.store(0, Ordering::Relaxed);
+}
+
+#[test]
 fn the_chosen_path_is_read_back_as_it_was_stored() {
     for p in PATHS {
         assert_eq!(Path::from_code(p.code()), p);

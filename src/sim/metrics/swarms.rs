@@ -1,12 +1,12 @@
 //! A sample's per-swarm flocking measures (docs/model.md §8) from three passes over every boid
 //! in slot order, rather than about ten for each swarm: each boid's terms (its heading and
-//! speed, its centroid term — sines and cosines on a torus —, then its distances and offsets)
-//! are worked out in parallel, a block of slots at a time, and added on the calling thread, in
-//! slot order, to its swarm's running sums and its flock's. These are `structure`'s and
-//! `space`'s sums, which each measure's own function adds the same terms to, so each swarm's
-//! and each flock's sums get the same terms in the same order as that function over the swarm
-//! or the flock alone: the figures are the functions' own, to the bit, on any number of
-//! threads. No systems live here.
+//! speed, its centroid term — sines and cosines on a torus, eight boids' at once in vector
+//! lanes (`trig`) —, then its distances and offsets) are worked out in parallel, a block of
+//! slots at a time, and added on the calling thread, in slot order, to its swarm's running
+//! sums and its flock's. These are `structure`'s and `space`'s sums, which each measure's own
+//! function adds the same terms to, so each swarm's and each flock's sums get the same terms
+//! in the same order as that function over the swarm or the flock alone: the figures are the
+//! functions' own, to the bit, on any number of threads. No systems live here.
 
 use bevy::prelude::*;
 
@@ -14,10 +14,12 @@ use super::sample::GroupSample;
 use super::structure::{
     Centring, Distances, Gyration, MIN_SHAPED_FLOCK, Milling, Summed, largest_flock, structure_of,
 };
+use crate::sim::lanes::vectorized;
 use crate::sim::math::unit;
 use crate::sim::neighbours::Snapshot;
-use crate::sim::parallel::fill_light;
-use crate::sim::space::CentroidSums;
+use crate::sim::parallel::{fill_runs_light, per_item};
+use crate::sim::space::{CentroidSums, CentroidTerm};
+use crate::sim::trig::LANES;
 
 /// Slots whose terms are held at once: at most 56 bytes a slot (the first pass's), so about
 /// 0.23 MB however many boids there are (a city's sample is its peak of memory).
@@ -26,18 +28,20 @@ const BLOCK: usize = 4096;
 /// A boid's flock number where it is in no flock of at least [`MIN_SHAPED_FLOCK`].
 const UNSHAPED: u32 = u32::MAX;
 
-/// Hands `add` every slot of `0..n` with its `term`, in slot order; the terms are worked out
-/// in parallel, a [`BLOCK`] at a time, into one buffer ([`fill_light`]: on the calling
-/// thread for a block of fewer than 2 048 slots).
-fn in_slot_order<T: Copy + Default + Send + 'static>(
+/// Hands `add` every slot of `0..n` with its term, in slot order. The terms are worked out in
+/// parallel, a [`BLOCK`] at a time, into one buffer, by `fill(first, terms)`, which writes the
+/// terms of the slots from `first` on into `terms`: a whole number of [`LANES`] of them but at
+/// the end of a block ([`fill_runs_light`]: on the calling thread for a block of fewer than
+/// 2 048 slots; [`per_item`] makes a `fill` of a function of one slot).
+fn in_slot_order<T: Copy + Default + Send>(
     n: usize,
-    term: impl Fn(usize) -> T + Sync,
+    fill: impl Fn(usize, &mut [T]) + Sync,
     mut add: impl FnMut(usize, T),
 ) {
     let mut terms = vec![T::default(); BLOCK.min(n)];
     for start in (0..n).step_by(BLOCK) {
         let block = &mut terms[..BLOCK.min(n - start)];
-        fill_light(block, |k| term(start + k));
+        fill_runs_light(block, LANES, |first, part| fill(start + first, part));
         for (k, &t) in block.iter().enumerate() {
             add(start + k, t);
         }
@@ -100,14 +104,29 @@ pub(super) fn measure_swarms(
 
     // Headings, speeds, each swarm's centroid and each shaped flock's, nearest distances.
     let mut flock_centres = vec![CentroidSums::default(); shaped];
+    // Each boid's heading, speed and centroid term; the terms of eight boids at once, in a
+    // block compiled for the CPU's vector width.
+    let first_terms =
+        |i: usize, term: CentroidTerm| Some((unit(vel[i]), vel[i].length() as f64, term));
     in_slot_order(
         n,
-        |i| {
-            Some((
-                unit(vel[i]),
-                vel[i].length() as f64,
-                space.centroid_term(pos[i]),
-            ))
+        |first, out| {
+            vectorized!({
+                let whole = out.len() - out.len() % LANES;
+                let mut runs = out.chunks_exact_mut(LANES);
+                for (run, out) in (&mut runs).enumerate() {
+                    let s = first + run * LANES;
+                    let p: [Vec2; LANES] = std::array::from_fn(|k| pos[s + k]);
+                    for (k, term) in space.centroid_terms(p).into_iter().enumerate() {
+                        out[k] = first_terms(s + k, term);
+                    }
+                }
+                let rest = runs.into_remainder();
+                let s = first + whole;
+                for (k, t) in rest.iter_mut().enumerate() {
+                    *t = first_terms(s + k, space.centroid_term(pos[s + k]));
+                }
+            })
         },
         |i, terms| {
             let (heading, speed, term) = terms.expect("every slot's terms are worked out");
@@ -136,14 +155,14 @@ pub(super) fn measure_swarms(
     let mut offsets = vec![Summed::default(); shaped];
     in_slot_order(
         n,
-        |i| {
+        per_item(|i| {
             let c = centre[swarm[i].index()].expect("a swarm with a boid has a centroid");
             let from_flock = flock_centre.get(shaped_of[i] as usize);
             (
                 space.displacement(c, pos[i]).length() as f64,
                 from_flock.map_or(Vec2::ZERO, |&f| space.displacement(f, pos[i])),
             )
-        },
+        }),
         |i, (from_centre, from_flock)| {
             let k = swarm[i].index();
             sums[k].distances.add(from_centre);
@@ -166,12 +185,12 @@ pub(super) fn measure_swarms(
             .collect();
         in_slot_order(
             n,
-            |i| {
+            per_item(|i| {
                 centring.get(shaped_of[i] as usize).map(|c| {
                     let r = c.offset(pos[i]);
                     (r, Milling::terms(r, vel[i]))
                 })
-            },
+            }),
             |i, offset| {
                 let Some((r, terms)) = offset else { return };
                 let (c, k) = (shaped_of[i], swarm[i].index());

@@ -241,22 +241,25 @@ pub fn map_chunks<T: Send + 'static>(
 
 /// Fills `out[i] = f(i)` in parallel.
 pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
-    fill_runs(out, 1, |first, part| {
+    fill_runs(out, 1, per_item(f));
+}
+
+/// A part's work for [`fill_runs`] that sets each item `i` of the part to `f(i)`.
+pub fn per_item<T>(f: impl Fn(usize) -> T + Sync) -> impl Fn(usize, &mut [T]) + Sync {
+    move |first, part| {
         for (k, slot) in part.iter_mut().enumerate() {
             *slot = f(first + k);
         }
-    });
+    }
 }
 
-/// [`fill`] for work of tens of nanoseconds per item: on the calling thread below
+/// [`fill_runs`] for work of tens of nanoseconds per item: on the calling thread below
 /// [`SERIAL_BELOW`] items, as [`map_light_chunks`].
-pub fn fill_light<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+pub fn fill_runs_light<T: Send>(out: &mut [T], run: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     if out.len() < SERIAL_BELOW {
-        for (i, slot) in out.iter_mut().enumerate() {
-            *slot = f(i);
-        }
+        f(0, out);
     } else {
-        fill(out, f);
+        fill_runs(out, run, f);
     }
 }
 
