@@ -297,33 +297,38 @@ mod tests {
     }
 
     /// Eight points' terms at once are each point's own, to the bit, on a torus and between
-    /// walls, for points all over the world and on its edges (`trig`'s tests take the lanes'
-    /// sines and cosines at the CPU's vector width; the sample's test the whole first pass).
+    /// walls, for points on the world's edges and all over it (`sim::lanes`' tests take the
+    /// lanes' sines and cosines at each vector width; the sample's test the whole first pass).
     #[test]
     fn eight_points_terms_are_each_point_s_own() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+        let bits = |t: CentroidTerm| match t {
+            CentroidTerm::Angles(a) => a.map(f64::to_bits).to_vec(),
+            CentroidTerm::Point(q) => vec![q.x.to_bits().into(), q.y.to_bits().into()],
+        };
         for boundary in [Boundary::Wrap, Boundary::Bounce] {
             let space = Space {
                 width: 1920.0,
                 height: 1080.0,
                 boundary,
             };
-            let mut points: Vec<Vec2> = (0..4000)
-                .map(|_| Vec2::new(rng.random::<f32>() * 1920.0, rng.random::<f32>() * 1080.0))
-                .collect();
-            points.extend([
+            // Angles 0, just under 2π, π, π/2 and 3π/2 first, then points anywhere.
+            let mut points = vec![
                 Vec2::ZERO,
                 Vec2::new(1920f32.next_down(), 1080f32.next_down()),
-            ]);
-            points.extend([Vec2::new(960.0, 540.0), Vec2::new(480.0, 810.0)]);
+                Vec2::new(960.0, 540.0),
+                Vec2::new(480.0, 810.0),
+            ];
+            points
+                .extend((0..3996).map(|_| {
+                    Vec2::new(rng.random::<f32>() * 1920.0, rng.random::<f32>() * 1080.0)
+                }));
+            assert_eq!(points.len() % LANES, 0, "every point in a run of eight");
             for p in points.chunks_exact(LANES) {
                 let p: [Vec2; LANES] = p.try_into().unwrap();
-                let terms = space.centroid_terms(p);
-                assert_eq!(
-                    terms,
-                    p.map(|p| space.centroid_term(p)),
-                    "{boundary:?} {p:?}"
-                );
+                for (t, q) in space.centroid_terms(p).into_iter().zip(p) {
+                    assert_eq!(bits(t), bits(space.centroid_term(q)), "{boundary:?} {q}");
+                }
             }
         }
     }

@@ -6,11 +6,14 @@
 //! a boid at each metrics sample (`space::Space::centroid_terms`), and one call at a time spent
 //! most of a sample's first pass over the boids on them. No systems live here.
 //!
-//! The steps and coefficients are Sun Microsystems' (FreeBSD's `k_sin.c`, `k_cos.c` and
-//! `e_rem_pio2.c`: "Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
-//! Developed at SunPro, a Sun Microsystems, Inc. business. Permission to use, copy, modify,
-//! and distribute this software is freely granted, provided that this notice is preserved."),
-//! as the `libm` crate carries them.
+//! The steps and coefficients are those of FreeBSD's msun (`s_sin.c`, `e_rem_pio2.c`,
+//! `k_sin.c`, `k_cos.c`), as the `libm` crate (rust-lang's, under the MIT licence) carries
+//! them. Their notices: `s_sin.c` and `e_rem_pio2.c`: "Copyright (C) 1993 by Sun
+//! Microsystems, Inc. All rights reserved. Developed at SunPro, a Sun Microsystems, Inc.
+//! business. Permission to use, copy, modify, and distribute this software is freely granted,
+//! provided that this notice is preserved." (`e_rem_pio2.c` "Optimized by Bruce D. Evans.");
+//! `k_sin.c` and `k_cos.c`: the same, "Developed at SunSoft, a Sun Microsystems, Inc.
+//! business".
 
 /// Angles worked out at once.
 pub const LANES: usize = 8;
@@ -28,7 +31,7 @@ const C3: f64 = f64::from_bits(0x3EFA_01A0_19CB_1590);
 const C4: f64 = f64::from_bits(0xBE92_7E4F_809C_52AD);
 const C5: f64 = f64::from_bits(0x3E21_EE9E_BDB4_B1C4);
 const C6: f64 = f64::from_bits(0xBDA8_FAE9_BE88_38D4);
-/// π/2's first 33 bits, and the rest of it after them.
+// π/2's first 33 bits, and the rest of it after them.
 const PIO2_1: f64 = f64::from_bits(0x3FF9_21FB_5440_0000);
 const PIO2_1T: f64 = f64::from_bits(0x3DD0_B461_1A62_6331);
 
@@ -37,17 +40,18 @@ const PIO2_1T: f64 = f64::from_bits(0x3DD0_B461_1A62_6331);
 const TINY: u32 = 0x3e46_a09e;
 /// At most: |x| ≲ π/4, taken as it is.
 const QUARTER: u32 = 0x3fe9_21fb;
-/// At most: x ≲ 3π/4, 5π/4, 7π/4, 9π/4, less one, two, three, four times π/2.
+// At most: x up to about 3π/4 (5π/4, 7π/4, 9π/4), which libm takes one (two, three, four)
+// π/2 off.
 const LESS_ONE: u32 = 0x4002_d97c;
 const LESS_TWO: u32 = 0x400f_6a7a;
 const LESS_THREE: u32 = 0x4015_fdbc;
 const LESS_FOUR: u32 = 0x401c_463b;
 
 /// The sine and cosine of each of `x`, as `libm::sincos` gives them, bit for bit (a test
-/// compares them over the angles a position gives and every bound above). Lanes with an angle
-/// of −π/4 or less, of 9π/4 or more, next to π/2, π, 3π/2 or 2π (where libm subtracts the
-/// multiple in more pieces), NaN or infinite are libm's own call. Always inlined: it takes the
-/// vector width of the `vectorized!` block it is in.
+/// compares them over the angles a position gives and around every bound above). Lanes with an
+/// angle below about −π/4, from about 9π/4 on, next to π/2, π, 3π/2 or 2π (where libm takes
+/// the multiple off in more pieces), NaN or infinite are libm's own call. Always inlined: it
+/// takes the vector width of the `vectorized!` block it is in.
 #[inline(always)]
 pub fn sincos8(x: [f64; LANES]) -> ([f64; LANES], [f64; LANES]) {
     let (mut sin, mut cos) = ([0.0; LANES], [0.0; LANES]);
@@ -67,7 +71,7 @@ pub fn sincos8(x: [f64; LANES]) -> ([f64; LANES], [f64; LANES]) {
 #[cold]
 #[inline(never)]
 fn by_libm(x: [f64; LANES], lanes: u32, sin: &mut [f64; LANES], cos: &mut [f64; LANES]) {
-    for k in (0..LANES).filter(|k| lanes >> k & 1 == 1) {
+    for k in (0..LANES).filter(|k| (lanes >> k) & 1 == 1) {
         (sin[k], cos[k]) = libm::sincos(x[k]);
     }
 }
@@ -215,8 +219,9 @@ pub(crate) mod tests {
     }
 
     /// One angle a position gives in every 331, so every octant of the circle at every
-    /// exponent. (All 1 086 918 621 of them gave libm's bits when this was written: a step of
-    /// 1, 77 s in the test build. `sim::lanes`' tests take these at every vector path.)
+    /// exponent. (All 1 086 918 620 of them gave libm's bits when this was written: a step of
+    /// 1, 77 s in the test build. `sim::lanes`' test takes one in 4 099 and the bounds' angles
+    /// on every vector path.)
     #[test]
     fn eight_lanes_give_libm_s_bits_for_a_position_s_angles() {
         let angles = position_angles(331);
@@ -227,5 +232,28 @@ pub(crate) mod tests {
     #[test]
     fn eight_lanes_give_libm_s_bits_at_every_bound() {
         assert_libm_s(&bound_angles(), |x| sincos8(x).into());
+    }
+
+    /// The lanes work out every angle a position gives but the four next to a multiple of π/2
+    /// that libm reduces in more pieces, and leave to libm what the doc of [`sincos8`] says.
+    #[test]
+    fn the_lanes_take_a_position_s_angles_and_leave_the_rest() {
+        let near_multiple = [0x3ff9_21fb, 0x4009_21fb, 0x4012_d97c, 0x4019_21fb];
+        for x in position_angles(331).into_iter().chain(bound_angles()) {
+            let high = (x.to_bits() >> 32) as u32 & 0x7fff_ffff;
+            let position =
+                (0.0..=f64::from(TAU)).contains(&x) && !(x == 0.0 && x.is_sign_negative());
+            let small = high <= QUARTER;
+            let in_lanes = lane(x).2;
+            if small || (position && !near_multiple.contains(&high)) {
+                assert!(in_lanes, "{x:e} ({:#x}) left to libm", x.to_bits());
+            }
+            if !small && (x < 0.0 || high > LESS_FOUR || near_multiple.contains(&high)) {
+                assert!(!in_lanes, "{x:e} ({:#x}) in the lanes", x.to_bits());
+            }
+            if !x.is_finite() {
+                assert!(!in_lanes, "{x} in the lanes");
+            }
+        }
     }
 }

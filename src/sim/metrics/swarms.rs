@@ -110,20 +110,19 @@ pub(super) fn measure_swarms(
         |i: usize, term: CentroidTerm| Some((unit(vel[i]), vel[i].length() as f64, term));
     in_slot_order(
         n,
-        |first, out| {
+        |from, terms| {
             vectorized!({
-                let whole = out.len() - out.len() % LANES;
-                let mut runs = out.chunks_exact_mut(LANES);
-                for (run, out) in (&mut runs).enumerate() {
-                    let s = first + run * LANES;
+                let whole = terms.len() - terms.len() % LANES;
+                let mut runs = terms.chunks_exact_mut(LANES);
+                for (run, eight) in (&mut runs).enumerate() {
+                    let s = from + run * LANES;
                     let p: [Vec2; LANES] = std::array::from_fn(|k| pos[s + k]);
                     for (k, term) in space.centroid_terms(p).into_iter().enumerate() {
-                        out[k] = first_terms(s + k, term);
+                        eight[k] = first_terms(s + k, term);
                     }
                 }
-                let rest = runs.into_remainder();
-                let s = first + whole;
-                for (k, t) in rest.iter_mut().enumerate() {
+                let s = from + whole;
+                for (k, t) in runs.into_remainder().iter_mut().enumerate() {
                     *t = first_terms(s + k, space.centroid_term(pos[s + k]));
                 }
             })

@@ -240,7 +240,7 @@ pub fn map_chunks<T: Send + 'static>(
 }
 
 /// Fills `out[i] = f(i)` in parallel.
-pub fn fill<T: Send + 'static>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+pub fn fill<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
     fill_runs(out, 1, per_item(f));
 }
 
