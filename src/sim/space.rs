@@ -111,9 +111,7 @@ impl Space {
     #[inline]
     pub fn centroid_term(&self, p: Vec2) -> CentroidTerm {
         if self.wraps() {
-            // Each axis is an angle on its own circle; the unit vectors are averaged.
-            let ax = (p.x / self.width * TAU) as f64;
-            let ay = (p.y / self.height * TAU) as f64;
+            let [ax, ay] = self.angles(p);
             // One argument reduction per angle: libm's `sincos` gives its `sin` and `cos` to
             // the bit (the same steps; a test checks it).
             let ((sx, cx), (sy, cy)) = (libm::sincos(ax), libm::sincos(ay));
@@ -131,10 +129,20 @@ impl Space {
         if !self.wraps() {
             return p.map(CentroidTerm::Point);
         }
-        // The angles as `centroid_term` works them out.
-        let (sx, cx) = sincos8(p.map(|p| (p.x / self.width * TAU) as f64));
-        let (sy, cy) = sincos8(p.map(|p| (p.y / self.height * TAU) as f64));
+        let angles = p.map(|p| self.angles(p));
+        let (sx, cx) = sincos8(angles.map(|[ax, _]| ax));
+        let (sy, cy) = sincos8(angles.map(|[_, ay]| ay));
         std::array::from_fn(|k| CentroidTerm::Angles([cx[k], sx[k], cy[k], sy[k]]))
+    }
+
+    /// A point's angles on a torus's x and y circles, rad: each axis is a circle of its own,
+    /// and a centroid averages the unit vectors at these angles.
+    #[inline(always)]
+    fn angles(&self, p: Vec2) -> [f64; 2] {
+        [
+            (p.x / self.width * TAU) as f64,
+            (p.y / self.height * TAU) as f64,
+        ]
     }
 
     /// The centroid of the points whose terms `sums` holds ([`Space::centroid`]); `None`

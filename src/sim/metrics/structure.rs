@@ -59,12 +59,11 @@ impl Summed<f64> {
         if self.n < 2 {
             return None;
         }
-        let n = self.n as f64;
-        let mean = self.sum / n;
+        let mean = self.mean()?;
         if mean <= 0.0 {
             return None;
         }
-        Some((squares / n).sqrt() / mean)
+        Some((squares / self.n as f64).sqrt() / mean)
     }
 }
 
